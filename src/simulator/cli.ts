@@ -1,0 +1,112 @@
+/**
+ * `npm run simulator -- --port 3008 --seed 7 --rotations 100000` serves a simulated data node on
+ * 127.0.0.1 until interrupted.
+ */
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { startSimulator, type SimulatorOptions } from './server.js';
+
+const INT_FLAGS = {
+  port: 'port',
+  seed: 'seed',
+  'block-interval-ms': 'blockIntervalMs',
+  'start-height': 'startHeight',
+  validators: 'validators',
+  rotations: 'rotations',
+  markets: 'markets',
+  parties: 'parties',
+  positions: 'positions',
+  orders: 'orders',
+  'signature-resources': 'signatureResources',
+  'epoch-blocks': 'epochBlocks',
+  'rotation-every': 'rotationEveryBlocks',
+  'network-history-peers': 'networkHistoryPeers',
+} as const;
+
+const USAGE = `Usage: npm run simulator -- [options]
+  --host <addr>                 listen address (default 127.0.0.1)
+  --port <n>                    port (default 3008; 0 picks one)
+  --seed <n>                    deterministic seed (default 1)
+  --block-interval-ms <n>       block interval (default 1000)
+  --start-height <n>            first block height (default 18591101)
+  --validators <n>  --rotations <n>  --markets <n>  --parties <n>  --positions <n>
+  --orders <n>  --signature-resources <n>  --epoch-blocks <n>  --rotation-every <n>
+  --network-history-peers <n>
+  --large-counters              start order/trade totals above 2^53
+  --faults <json>               fault state patch, as PUT /__sim/faults takes it
+  --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled  --markets-404
+  --strip-freshness-headers  --replaying  --rate-limit`;
+
+export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      ...Object.fromEntries(Object.keys(INT_FLAGS).map((k) => [k, { type: 'string' as const }])),
+      host: { type: 'string' },
+      'large-counters': { type: 'boolean' },
+      faults: { type: 'string' },
+      halt: { type: 'boolean' },
+      'datanode-lag': { type: 'string' },
+      'peers-zero': { type: 'boolean' },
+      'network-history-disabled': { type: 'boolean' },
+      'markets-404': { type: 'boolean' },
+      'strip-freshness-headers': { type: 'boolean' },
+      replaying: { type: 'boolean' },
+      'rate-limit': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const int = (flag: string, v: unknown): number => {
+    const n = Number(v);
+    if (typeof v !== 'string' || !/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new Error(`--${flag}: expected a non-negative integer, got ${String(v)}`);
+    return n;
+  };
+  const opts: SimulatorOptions & Record<string, unknown> = { port: 3008 };
+  for (const [flag, key] of Object.entries(INT_FLAGS)) {
+    const v = (values as Record<string, unknown>)[flag];
+    if (v !== undefined) opts[key] = int(flag, v);
+  }
+  if (values.host) opts.host = values.host;
+  if (values['large-counters']) opts.largeCounters = true;
+  const faults: Record<string, unknown> = values.faults ? (JSON.parse(values.faults) as Record<string, unknown>) : {};
+  if (values.halt) faults.halted = true;
+  if (values['datanode-lag'] !== undefined) faults.datanodeLagBlocks = int('datanode-lag', values['datanode-lag']);
+  if (values['peers-zero']) faults.peersZero = true;
+  if (values['network-history-disabled']) faults.networkHistoryDisabled = true;
+  if (values['markets-404']) faults.marketsLegacy404 = true;
+  if (values['strip-freshness-headers']) faults.stripFreshnessHeaders = true;
+  if (values.replaying) faults.replaying = true;
+  if (values['rate-limit']) faults.rateLimit = true;
+  if (Object.keys(faults).length > 0) opts.faults = faults;
+  return opts;
+}
+
+async function main(): Promise<void> {
+  let opts: SimulatorOptions;
+  try {
+    opts = parseSimulatorArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`simulator: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const started = Date.now();
+  const sim = await startSimulator(opts);
+  console.log(
+    `simulated data node on ${sim.url} (seed ${sim.net.opts.seed}, height ${sim.net.height}, ${sim.net.rotations.length} key rotations, ` +
+      `${sim.net.markets.length} markets; ready in ${Date.now() - started} ms)`,
+  );
+  console.log(`try: curl ${sim.url}/statistics   faults: curl ${sim.url}/__sim/faults`);
+  const stop = (): void => {
+    void sim.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+// Run only as the entry point, so tests can import the argument parser.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
