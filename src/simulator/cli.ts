@@ -3,6 +3,7 @@
  * 127.0.0.1 until interrupted.
  */
 import { parseArgs } from 'node:util';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './server.js';
 
@@ -109,4 +110,4 @@ async function main(): Promise<void> {
 }
 
 // Run only as the entry point, so tests can import the argument parser.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) void main();

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Exporter, VERSION } from './app.js';
+import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
+import { createLogger } from './logger.js';
+
+export async function main(argv: string[]): Promise<number> {
+  let cli;
+  let config;
+  try {
+    cli = parseCli(argv);
+    if (cli.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (cli.version) {
+      process.stdout.write(`datanode-exporter ${VERSION}\n`);
+      return 0;
+    }
+    config = loadConfig(cli);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (cli.check) {
+    process.stdout.write(`configuration is valid: ${config.targets.length} target(s)\n`);
+    return 0;
+  }
+  const log = createLogger(config.log.level);
+  const exporter = new Exporter(config, log);
+  let url: string;
+  try {
+    url = await exporter.start();
+  } catch (err) {
+    log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
+    return 1;
+  }
+  log.info({ url: `${url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION }, 'serving metrics');
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'stopping');
+      // In-flight polls are aborted; never take longer than 5 s to exit.
+      setTimeout(() => process.exit(0), 4_500).unref();
+      void exporter.stop().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`datanode-exporter: ${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Validator key rotations. The first poll walks the whole history oldest-first; later polls ask only
+ * for rows after the last cursor seen, so a steady-state poll is one request whatever the history's
+ * size. State lives in memory: a restart rebuilds the counts with one full walk.
+ */
+import { M } from '../catalogue.js';
+import { arr, obj, str, u64 } from '../convert.js';
+import { FieldError, UpstreamHttpError } from '../errors.js';
+import { walkPages, type Page } from '../http/paginate.js';
+import type { Sample } from '../render.js';
+import type { CollectContext, CollectResult, Collector } from './types.js';
+
+/** The real data node path first; the specification's path when a node answers 404 there. */
+export const ROTATION_PATHS = ['/api/v2/vega/keys/rotations', '/api/v2/chain/keys/rotations'] as const;
+
+export interface RotationRow {
+  nodeId: string;
+  newPubKey: string;
+  blockHeight: bigint;
+}
+
+export function parseRotationPage(body: unknown): { page: Page; rows: RotationRow[] } {
+  const conn = obj(obj(body, 'body').rotations, 'rotations');
+  const edges = arr(conn.edges, 'rotations.edges');
+  const info = obj(conn.pageInfo, 'rotations.pageInfo');
+  const rows = edges.map((e, i) => {
+    const n = obj(obj(e, `rotations.edges[${i}]`).node, `rotations.edges[${i}].node`);
+    return {
+      nodeId: str(n.nodeId, `rotations.edges[${i}].node.nodeId`),
+      newPubKey: str(n.newPubKey, `rotations.edges[${i}].node.newPubKey`),
+      blockHeight: u64(n.blockHeight, `rotations.edges[${i}].node.blockHeight`),
+    };
+  });
+  if (typeof info.hasNextPage !== 'boolean') throw new FieldError('rotations.pageInfo.hasNextPage', 'a boolean', info.hasNextPage);
+  return {
+    page: { edges: edges as Page['edges'], pageInfo: { hasNextPage: info.hasNextPage, endCursor: str(info.endCursor, 'rotations.pageInfo.endCursor') } },
+    rows,
+  };
+}
+
+/** Running per-node counts; the pure state the collector keeps between polls. */
+export class RotationTally {
+  readonly byNode = new Map<string, { count: number; lastHeight: bigint }>();
+  /** Resume point: the end cursor of the newest row counted. */
+  cursor: string | undefined;
+  /** Keys of the previous page's rows: a page that overlaps the last is not counted twice. */
+  private lastPageKeys = new Set<string>();
+
+  add(rows: readonly RotationRow[]): void {
+    const keys = new Set<string>();
+    for (const r of rows) {
+      const key = `${r.nodeId}/${r.newPubKey}/${r.blockHeight}`;
+      keys.add(key);
+      if (this.lastPageKeys.has(key)) continue;
+      const cur = this.byNode.get(r.nodeId);
+      if (!cur) this.byNode.set(r.nodeId, { count: 1, lastHeight: r.blockHeight });
+      else {
+        cur.count += 1;
+        if (r.blockHeight > cur.lastHeight) cur.lastHeight = r.blockHeight;
+      }
+    }
+    if (rows.length > 0) this.lastPageKeys = keys;
+  }
+
+  clone(): RotationTally {
+    const c = new RotationTally();
+    for (const [k, v] of this.byNode) c.byNode.set(k, { ...v });
+    c.cursor = this.cursor;
+    c.lastPageKeys = this.lastPageKeys;
+    return c;
+  }
+
+  samples(target: string): Sample[] {
+    const out: Sample[] = [];
+    for (const id of [...this.byNode.keys()].sort()) {
+      const v = this.byNode.get(id)!;
+      out.push({ metric: M.rotations, values: [target, id], value: v.count });
+      out.push({ metric: M.rotationLastHeight, values: [target, id], value: Number(v.lastHeight) });
+    }
+    return out;
+  }
+}
+
+export class KeyRotationsCollector implements Collector {
+  readonly name = 'key_rotations' as const;
+  private tally = new RotationTally();
+  private pathIndex = 0;
+
+  async collect(ctx: CollectContext): Promise<CollectResult> {
+    try {
+      return await this.walk(ctx);
+    } catch (err) {
+      if (err instanceof UpstreamHttpError && err.status === 404 && this.pathIndex === 0 && this.tally.cursor === undefined) {
+        this.pathIndex = 1; // a node that only serves the specification's path
+        return this.walk(ctx);
+      }
+      if (err instanceof UpstreamHttpError && err.status === 400 && this.tally.cursor !== undefined) {
+        // The node no longer accepts our cursor (a different node behind the URL, a reset
+        // database): start again from the beginning on the next poll.
+        this.tally = new RotationTally();
+      }
+      throw err;
+    }
+  }
+
+  private async walk(ctx: CollectContext): Promise<CollectResult> {
+    const path = ROTATION_PATHS[this.pathIndex]!;
+    // Work on a copy so a poll that fails half way leaves the previous counts intact.
+    const next = this.tally.clone();
+    const result = await walkPages(
+      async (after) => {
+        const q: [string, string][] = [['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
+        if (after !== undefined) q.push(['pagination.after', after]);
+        const res = await ctx.client.get(path, q, 'rotations', ctx.signal);
+        const { page, rows } = parseRotationPage(res.json);
+        next.add(rows);
+        return page;
+      },
+      () => {},
+      { maxPages: ctx.maxPages, ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
+    );
+    next.cursor = result.lastCursor;
+    this.tally = next;
+    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated };
+  }
+}

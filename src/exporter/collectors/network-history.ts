@@ -1,0 +1,39 @@
+/**
+ * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
+ * list is read, and nothing from the body reaches a label, a log line or an error message.
+ */
+import { M } from '../catalogue.js';
+import { arr, obj } from '../convert.js';
+import { FieldError, UpstreamHttpError } from '../errors.js';
+import type { Sample } from '../render.js';
+import type { Collector } from './types.js';
+
+export function networkHistorySamples(target: string, body: unknown): Sample[] {
+  const peers = arr(obj(body, 'body').connectedPeers, 'connectedPeers');
+  peers.forEach((p, i) => {
+    if (typeof p !== 'string') throw new FieldError(`connectedPeers[${i}]`, 'a multiaddr string', p);
+  });
+  return [
+    { metric: M.nhPeers, values: [target], value: new Set(peers).size },
+    { metric: M.nhConnections, values: [target], value: peers.length },
+  ];
+}
+
+/** The node's answer when network history is switched off: a definite "down", not a failed poll. */
+export function isNetworkHistoryDisabled(err: unknown): boolean {
+  return err instanceof UpstreamHttpError && err.status === 500 && /network history service not initialised/.test(err.detailText ?? '');
+}
+
+export const networkHistoryCollector: Collector = {
+  name: 'network_history',
+  upMetric: M.nhUp,
+  async collect({ target, client, signal }) {
+    try {
+      const res = await client.get('/api/v2/networkhistory', [], 'networkhistory', signal);
+      return { samples: networkHistorySamples(target, res.json), up: 1 };
+    } catch (err) {
+      if (isNetworkHistoryDisabled(err)) return { samples: [{ metric: M.nhPeers, values: [target], value: 0 }, { metric: M.nhConnections, values: [target], value: 0 }], up: 0 };
+      throw err;
+    }
+  },
+};

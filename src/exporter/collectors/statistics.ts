@@ -1,0 +1,105 @@
+/** GET /statistics → samples. The pure part takes the JSON body and headers, nothing else. */
+import { M } from '../catalogue.js';
+import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../convert.js';
+import type { Sample } from '../render.js';
+import type { Collector } from './types.js';
+
+/** Chain states real nodes know; each gets a 0/1 series, plus any unknown state the node sends. */
+export const CHAIN_STATES = ['CHAIN_STATUS_UNSPECIFIED', 'CHAIN_STATUS_DISCONNECTED', 'CHAIN_STATUS_REPLAYING', 'CHAIN_STATUS_CONNECTED'];
+
+const COUNTERS = [
+  [M.ordersCreated, 'totalCreateOrder'],
+  [M.ordersAmended, 'totalAmendOrder'],
+  [M.ordersCancelled, 'totalCancelOrder'],
+  [M.ordersTotal, 'totalOrders'],
+  [M.tradesTotal, 'totalTrades'],
+] as const;
+
+const GAUGES_U64 = [
+  [M.blockHeight, 'blockHeight'],
+  [M.peers, 'totalPeers'],
+  [M.backlog, 'backlogLength'],
+  [M.txPerBlock, 'txPerBlock'],
+  [M.avgTxBytes, 'averageTxBytes'],
+  [M.avgOrdersPerBlock, 'averageOrdersPerBlock'],
+  [M.eventCount, 'eventCount'],
+  [M.tradesPerSecond, 'tradesPerSecond'],
+  [M.ordersPerSecond, 'ordersPerSecond'],
+  [M.eventsPerSecond, 'eventsPerSecond'],
+  [M.markets, 'totalMarkets'],
+  [M.epoch, 'epochSeq'],
+] as const;
+
+const TIMES = [
+  [M.blockTimestamp, 'vegaTime'],
+  [M.currentTimestamp, 'currentTime'],
+  [M.genesisTimestamp, 'genesisTime'],
+  [M.coreStartTimestamp, 'uptime'],
+  [M.epochStart, 'epochStartTime'],
+  [M.epochExpiry, 'epochExpiryTime'],
+] as const;
+
+const SUBSCRIPTIONS = [
+  ['orders', 'orderSubscriptions'],
+  ['trades', 'tradeSubscriptions'],
+  ['candles', 'candleSubscriptions'],
+  ['market_depth', 'marketDepthSubscriptions'],
+  ['market_depth_updates', 'marketDepthUpdatesSubscriptions'],
+  ['positions', 'positionsSubscriptions'],
+  ['accounts', 'accountSubscriptions'],
+  ['market_data', 'marketDataSubscriptions'],
+] as const;
+
+export function statisticsSamples(target: string, body: unknown, headers: Record<string, string | string[] | undefined>): Sample[] {
+  const s = obj(obj(body, 'body').statistics, 'statistics');
+  const f = (k: string): unknown => s[k];
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number, ...extra: string[]): void => {
+    out.push({ metric, values: [target, ...extra], value });
+  };
+
+  const height = u64(f('blockHeight'), 'statistics.blockHeight');
+  for (const [m, k] of GAUGES_U64) push(m, Number(u64(f(k), `statistics.${k}`)));
+  for (const [m, k] of COUNTERS) push(m, Number(u64(f(k), `statistics.${k}`)));
+  for (const [m, k] of TIMES) {
+    const v = rfc3339Seconds(f(k), `statistics.${k}`);
+    if (v !== undefined) push(m, v); // unset times are absent, not 0
+  }
+  push(M.blockDuration, nsToSeconds(u64(f('blockDuration'), 'statistics.blockDuration')));
+  for (const [kind, k] of SUBSCRIPTIONS) {
+    // Older nodes omit some subscription counters; absent stays absent.
+    if (k in s) push(M.subscriptions, u32(f(k), `statistics.${k}`), kind);
+  }
+
+  const status = enumValue(f('status'), 'statistics.status');
+  const states = CHAIN_STATES.includes(status) ? CHAIN_STATES : [...CHAIN_STATES, status];
+  for (const st of states) push(M.chainStatus, st === status ? 1 : 0, st);
+
+  push(
+    M.buildInfo,
+    1,
+    str(f('appVersion'), 'statistics.appVersion'),
+    str(f('appVersionHash'), 'statistics.appVersionHash'),
+    str(f('chainVersion'), 'statistics.chainVersion'),
+    str(f('chainId'), 'statistics.chainId'),
+  );
+
+  // The data node's own position; a missing header or 0 means unknown, so the series are absent.
+  const dnHeight = headerU64(headers['x-block-height']);
+  if (dnHeight !== undefined && dnHeight > 0n) {
+    push(M.datanodeBlockHeight, Number(dnHeight));
+    push(M.datanodeLag, Number(height - dnHeight));
+  }
+  const dnTime = headerU64(headers['x-block-timestamp']);
+  if (dnTime !== undefined && dnTime > 0n) push(M.datanodeBlockTimestamp, nsToSeconds(dnTime));
+  return out;
+}
+
+export const statisticsCollector: Collector = {
+  name: 'statistics',
+  upMetric: M.up,
+  async collect({ target, client, signal }) {
+    const res = await client.get('/statistics', [], 'statistics', signal);
+    return { samples: statisticsSamples(target, res.json, res.headers) };
+  },
+};

@@ -1,0 +1,160 @@
+/**
+ * Configuration from a YAML file, environment variables and flags (flags win), validated once by
+ * the schema. Every problem becomes a ConfigError that names the field and what was expected.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { ExporterError } from '../errors.js';
+import { configSchema, type Config } from './schema.js';
+
+export class ConfigError extends ExporterError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface CliOptions {
+  configFile?: string;
+  check: boolean;
+  help: boolean;
+  version: boolean;
+  /** Flat overrides by config path, from flags. */
+  overrides: Overrides;
+}
+
+interface Overrides {
+  datanodeUrl?: string;
+  datanodeName?: string;
+  listenAddress?: string;
+  logLevel?: string;
+}
+
+/** Each override: its flag, its environment variable, and where it lands in the config. */
+const OVERRIDES = [
+  { key: 'datanodeUrl', flag: 'datanode.url', env: 'DATANODE_EXPORTER_DATANODE_URL', path: 'targets' },
+  { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
+  { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
+  { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
+] as const;
+
+export const USAGE = `Usage: datanode-exporter [flags]
+  --datanode.url <url>           the data node to watch (a single target), e.g. http://127.0.0.1:3008
+  --datanode.name <name>         its target label (default: host:port of the URL)
+  --config.file <path>           YAML config file (several targets, collectors, HTTP settings)
+  --web.listen-address <addr>    where /metrics is served (default 127.0.0.1:19308)
+  --log.level <level>            trace, debug, info, warn, error (default info)
+  --config.check                 validate the configuration and exit (0 valid, 2 invalid)
+  --version, --help
+Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
+DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL (flags override them; they override the file).`;
+
+export function parseCli(argv: string[]): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'config.file': { type: 'string' },
+        'config.check': { type: 'boolean' },
+        'datanode.url': { type: 'string' },
+        'datanode.name': { type: 'string' },
+        'web.listen-address': { type: 'string' },
+        'log.level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new ConfigError(`flags: ${(err as Error).message}`);
+  }
+  const v = parsed.values;
+  const overrides: Overrides = {};
+  for (const o of OVERRIDES) {
+    const val = v[o.flag as keyof typeof v];
+    if (typeof val === 'string') overrides[o.key] = val;
+  }
+  return {
+    ...(v['config.file'] !== undefined ? { configFile: v['config.file'] } : {}),
+    check: v['config.check'] === true,
+    help: v.help === true,
+    version: v.version === true,
+    overrides,
+  };
+}
+
+function readFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config.file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}` : '';
+    throw new ConfigError(`config.file: ${path} is not valid YAML${where}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config.file: ${path} must hold a YAML mapping`);
+  return doc as Record<string, unknown>;
+}
+
+function nameFromUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.host.replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'datanode';
+  } catch {
+    return 'datanode';
+  }
+}
+
+/** Build and validate the configuration. Throws ConfigError naming the bad field. */
+export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  const file = cli.configFile ?? env.DATANODE_EXPORTER_CONFIG_FILE;
+  const raw: Record<string, unknown> = file ? readFile(file) : {};
+  const from: Record<string, string> = {};
+  const eff: Overrides = {};
+  for (const o of OVERRIDES) {
+    const flagVal = cli.overrides[o.key];
+    const envVal = env[o.env];
+    if (flagVal !== undefined) {
+      eff[o.key] = flagVal;
+      from[o.path] = `--${o.flag}`;
+    } else if (envVal !== undefined && envVal !== '') {
+      eff[o.key] = envVal;
+      from[o.path] = o.env;
+    }
+  }
+  if (eff.datanodeUrl !== undefined) {
+    raw.targets = [{ name: eff.datanodeName ?? nameFromUrl(eff.datanodeUrl), url: eff.datanodeUrl }];
+    from['targets.0.url'] = from.targets ?? '';
+    if (from['targets.0.name'] === undefined) from['targets.0.name'] = from.targets ?? '';
+  } else if (eff.datanodeName !== undefined) {
+    throw new ConfigError(`targets.0.name (${from['targets.0.name']}): --datanode.name needs --datanode.url`);
+  }
+  const section = (k: string): Record<string, unknown> => {
+    const cur = raw[k];
+    const obj = typeof cur === 'object' && cur !== null && !Array.isArray(cur) ? { ...(cur as Record<string, unknown>) } : {};
+    raw[k] = obj;
+    return obj;
+  };
+  if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
+  if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
+
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => {
+      const path = i.path.map(String).join('.') || '(top level)';
+      const src = from[path] ? ` (${from[path]})` : file ? ` (in ${file})` : '';
+      return `${path}${src}: ${i.message}`;
+    });
+    throw new ConfigError(lines.join('; '));
+  }
+  return result.data;
+}

@@ -1,0 +1,125 @@
+/**
+ * The configuration schema: one zod schema, the types derived from it. Durations are strings such
+ * as "15s" or "500ms"; the schema turns them into milliseconds.
+ */
+import { z } from 'zod';
+
+const DURATION = /^(\d+)(ms|s|m|h)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export const duration = z
+  .string({ error: 'expected a duration such as "15s", "500ms", "1m"' })
+  .regex(DURATION, { error: 'expected a duration such as "15s", "500ms", "1m"' })
+  .transform((s) => {
+    const [, n, unit] = DURATION.exec(s)!;
+    return Number(n) * UNIT_MS[unit!]!;
+  })
+  .refine((ms) => ms > 0, { error: 'expected a duration greater than zero' });
+
+const listenAddress = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, { error: 'expected host:port, [ipv6]:port or :port' })
+  .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { error: 'port must be at most 65535' });
+
+const targetName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, { error: 'expected 1-63 characters: letters, digits, _ . : -' });
+
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.search === '';
+  } catch {
+    return false;
+  }
+}, { error: 'expected an http(s) URL without credentials or query, e.g. http://127.0.0.1:3008' });
+
+export const targetSchema = z.strictObject({
+  name: targetName,
+  url: httpUrl,
+  /** Extra request headers (an API key for a gateway, say). Values are never logged. */
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string()).default({}),
+});
+
+function collectorSchema(interval: string, enabled: boolean) {
+  return z
+    .strictObject({
+      enabled: z.boolean().default(enabled),
+      interval: duration.prefault(interval),
+      timeout: duration.optional(),
+      /** How long series outlive the last successful poll; default three intervals. */
+      max_age: duration.optional(),
+    })
+    .prefault({});
+}
+
+export const configSchema = z
+  .strictObject({
+    targets: z.array(targetSchema).min(1, { error: 'expected at least one target (or --datanode.url)' }),
+    web: z
+      .strictObject({
+        listen_address: listenAddress.default('127.0.0.1:19308'),
+        max_connections: z.number().int().positive().default(256),
+      })
+      .prefault({}),
+    log: z
+      .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
+      .prefault({}),
+    http: z
+      .strictObject({
+        connect_timeout: duration.prefault('5s'),
+        headers_timeout: duration.prefault('10s'),
+        body_timeout: duration.prefault('10s'),
+        request_timeout: duration.prefault('15s'),
+        max_response_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+        requests_per_second: z.number().positive().max(1000).default(10),
+        burst: z.number().int().min(1).default(40),
+        retries: z.number().int().min(0).max(10).default(2),
+        page_size: z.number().int().min(1).max(5000).default(5000),
+        max_pages: z.number().int().min(1).default(100),
+      })
+      .prefault({}),
+    collectors: z
+      .strictObject({
+        statistics: collectorSchema('15s', true),
+        network_history: collectorSchema('15s', true),
+        key_rotations: collectorSchema('60s', true),
+      })
+      .prefault({}),
+  })
+  .superRefine((cfg, ctx) => {
+    const seen = new Set<string>();
+    cfg.targets.forEach((t, i) => {
+      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}"` });
+      seen.add(t.name);
+    });
+    for (const [name, c] of Object.entries(cfg.collectors)) {
+      if (!c.enabled) continue;
+      if (!intervalToCron(c.interval)) {
+        ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
+      }
+      if (c.timeout !== undefined && c.timeout > c.interval) {
+        ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });
+      }
+    }
+  });
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type CollectorConfig = Config['collectors']['statistics'];
+export type CollectorKey = keyof Config['collectors'];
+
+/**
+ * A node-cron (6-field) expression that fires every `ms`, aligned to the clock; undefined when
+ * the interval does not divide a minute, an hour or a day evenly.
+ */
+export function intervalToCron(ms: number): string | undefined {
+  if (ms % 1000 !== 0) return undefined;
+  const s = ms / 1000;
+  if (s < 60) return 60 % s === 0 ? (s === 1 ? '* * * * * *' : `*/${s} * * * * *`) : undefined;
+  if (s % 60 !== 0) return undefined;
+  const m = s / 60;
+  if (m < 60) return 60 % m === 0 ? (m === 1 ? '0 * * * * *' : `0 */${m} * * * *`) : undefined;
+  if (m % 60 !== 0) return undefined;
+  const h = m / 60;
+  if (h < 24) return 24 % h === 0 ? (h === 1 ? '0 0 * * * *' : `0 0 */${h} * * *`) : undefined;
+  return h === 24 ? '0 0 0 * * *' : undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Converters from the data node's JSON encodings to numbers. Each names the field on failure.
+ * 64-bit integers go through BigInt so values beyond 2^53 stay exact until the final float.
+ */
+import { FieldError } from './errors.js';
+
+const U64 = /^\d{1,20}$/;
+const I64 = /^-?\d{1,19}$/;
+const U64_MAX = 2n ** 64n - 1n;
+
+export function u64(v: unknown, field: string): bigint {
+  if (typeof v !== 'string' || !U64.test(v)) throw new FieldError(field, 'a uint64 decimal string', v);
+  const n = BigInt(v);
+  if (n > U64_MAX) throw new FieldError(field, 'a uint64 decimal string', v);
+  return n;
+}
+
+export function i64(v: unknown, field: string): bigint {
+  if (typeof v !== 'string' || !I64.test(v)) throw new FieldError(field, 'an int64 decimal string', v);
+  return BigInt(v);
+}
+
+export function u32(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffff_ffff) throw new FieldError(field, 'a uint32 number', v);
+  return v;
+}
+
+export function str(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw new FieldError(field, 'a string', v);
+  return v;
+}
+
+/** A decimal string such as a fee factor ("0.0002"); an empty string is unset. */
+export function decimal(v: unknown, field: string): number | undefined {
+  if (v === '' ) return undefined;
+  if (typeof v !== 'string' || !/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) throw new FieldError(field, 'a decimal string', v);
+  return Number(v);
+}
+
+/** An enum: its name, or an integer the node's descriptor did not know. Open-ended by design. */
+export function enumValue(v: unknown, field: string): string {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number' && Number.isInteger(v)) return String(v);
+  throw new FieldError(field, 'an enum name or number', v);
+}
+
+/** bigint to float seconds from nanoseconds, keeping the integer seconds exact first. */
+export function nsToSeconds(ns: bigint): number {
+  return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+}
+
+/** A unix-nanosecond string; "0" means unset and gives undefined. */
+export function unixNsSeconds(v: unknown, field: string): number | undefined {
+  const ns = i64(v, field);
+  return ns === 0n ? undefined : nsToSeconds(ns);
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An RFC3339 time with 0-9 fractional digits, as unix seconds. "" and the proto zero time
+ * ("0001-01-01T00:00:00Z") mean unset and give undefined.
+ */
+export function rfc3339Seconds(v: unknown, field: string): number | undefined {
+  if (typeof v !== 'string') throw new FieldError(field, 'an RFC3339 time string', v);
+  if (v === '') return undefined;
+  const m = RFC3339.exec(v);
+  if (!m) throw new FieldError(field, 'an RFC3339 time string', v);
+  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
+  if (Number(y) <= 1) return undefined; // year 1: Go's zero time, i.e. unset
+  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  if (Number.isNaN(ms)) throw new FieldError(field, 'an RFC3339 time string', v);
+  if (zone && zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
+  }
+  const fracSeconds = frac ? Number(frac.padEnd(9, '0')) / 1e9 : 0;
+  return ms / 1000 + fracSeconds;
+}
+
+/** The JSON object at `field`, or a FieldError. */
+export function obj(v: unknown, field: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FieldError(field, 'an object', v);
+  return v as Record<string, unknown>;
+}
+
+export function arr(v: unknown, field: string): unknown[] {
+  if (!Array.isArray(v)) throw new FieldError(field, 'an array', v);
+  return v;
+}
+
+/** An HTTP header holding a decimal integer; missing or malformed gives undefined (unknown, not 0). */
+export function headerU64(v: string | string[] | undefined): bigint | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (s === undefined || !U64.test(s)) return undefined;
+  return BigInt(s);
+}

@@ -1,0 +1,193 @@
+/**
+ * One data node over HTTP: an undici Pool, explicit timeouts, a response-size cap (before and after
+ * gzip), pacing below the node's rate limit, bounded retries with jitter inside the caller's
+ * deadline, and node error bodies decoded into UpstreamHttpError.
+ */
+import { Pool, errors as undiciErrors } from 'undici';
+import { gunzipSync } from 'node:zlib';
+import { ExporterError, UpstreamHttpError } from '../errors.js';
+import { TokenBucket, sleep } from './pace.js';
+
+export interface ClientOptions {
+  url: string;
+  headers: Record<string, string>;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Per-request deadline (the poll's own deadline may be shorter). */
+  requestTimeoutMs: number;
+  maxResponseBytes: number;
+  requestsPerSecond: number;
+  burst: number;
+  retries: number;
+  /** Called once per attempt with the endpoint label and the HTTP status or 'error'. */
+  onRequest?: (endpoint: string, status: string) => void;
+}
+
+export interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: unknown;
+}
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+export class DatanodeClient {
+  private readonly pool: Pool;
+  private readonly base: URL;
+  private readonly bucket: TokenBucket;
+  /** No request leaves before this time (ms): set by 429/403 answers, so a ban is never extended. */
+  private blockedUntil = 0;
+
+  constructor(private readonly opts: ClientOptions) {
+    this.base = new URL(opts.url);
+    this.pool = new Pool(this.base.origin, {
+      connections: 4,
+      connectTimeout: opts.connectTimeoutMs,
+      headersTimeout: opts.headersTimeoutMs,
+      bodyTimeout: opts.bodyTimeoutMs,
+      keepAliveTimeout: 4_000,
+    });
+    this.bucket = new TokenBucket(opts.requestsPerSecond, opts.burst);
+  }
+
+  /** Build the request path; every key and value is percent-encoded (cursors contain + / =). */
+  pathFor(path: string, query: readonly (readonly [string, string])[] = []): string {
+    const prefix = this.base.pathname.replace(/\/$/, '');
+    const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+    return `${prefix}${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal): Promise<Response> {
+    const fullPath = this.pathFor(path, query);
+    let attempt = 0;
+    for (;;) {
+      const wait = this.blockedUntil - Date.now();
+      if (wait > 0) {
+        // Waiting out a long ban inside one poll is pointless; a short pause is not.
+        if (wait > 5_000) throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
+        await sleep(wait, signal);
+      }
+      await this.bucket.take(signal);
+      try {
+        return await this.once(fullPath, endpoint, signal);
+      } catch (err) {
+        if (signal.aborted) throw timeoutError(endpoint, signal.reason ?? err);
+        if (err instanceof UpstreamHttpError) {
+          if (err.status === 403) {
+            this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 600) * 1000;
+            throw err;
+          }
+          if (err.status === 429) this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 1) * 1000;
+          if (!RETRYABLE_STATUS.has(err.status)) throw err;
+        } else if (err instanceof ExporterError && err.code !== 'UPSTREAM_CONNECT' && err.code !== 'UPSTREAM_TIMEOUT') {
+          throw err; // bad JSON or an oversized body will not improve on retry
+        }
+        if (attempt >= this.opts.retries) throw err;
+        attempt++;
+        // Exponential backoff with full jitter, inside the caller's deadline.
+        await sleep(Math.random() * Math.min(2_000, 100 * 2 ** attempt), signal).catch(() => {
+          throw timeoutError(endpoint, err);
+        });
+      }
+    }
+  }
+
+  private async once(path: string, endpoint: string, outer: AbortSignal): Promise<Response> {
+    const signal = AbortSignal.any([outer, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
+    let res;
+    try {
+      res = await this.pool.request({
+        path,
+        method: 'GET',
+        headers: { ...this.opts.headers, accept: 'application/json', 'accept-encoding': 'gzip' },
+        signal,
+      });
+    } catch (err) {
+      this.opts.onRequest?.(endpoint, 'error');
+      throw classify(endpoint, err, signal);
+    }
+    this.opts.onRequest?.(endpoint, String(res.statusCode));
+    const cap = this.opts.maxResponseBytes;
+    let raw: Buffer;
+    try {
+      const declared = Number(res.headers['content-length'] ?? NaN);
+      if (declared > cap) throw tooLarge(endpoint, cap);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > cap) throw tooLarge(endpoint, cap);
+        chunks.push(chunk as Buffer);
+      }
+      raw = Buffer.concat(chunks, size);
+      if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
+        try {
+          raw = gunzipSync(raw, { maxOutputLength: cap });
+        } catch (err) {
+          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(endpoint, cap);
+          throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
+        }
+      }
+    } catch (err) {
+      res.body.destroy();
+      if (err instanceof ExporterError) throw err;
+      throw classify(endpoint, err, signal);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${raw.length} bytes)`, { cause: err });
+      }
+      json = undefined;
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(endpoint, res.statusCode, res.headers, json);
+    return { status: res.statusCode, headers: res.headers, json };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+function tooLarge(endpoint: string, cap: number): ExporterError {
+  return new ExporterError('UPSTREAM_BODY_TOO_LARGE', `${endpoint}: response body exceeds the ${cap}-byte cap`);
+}
+
+function timeoutError(endpoint: string, cause: unknown): ExporterError {
+  return new ExporterError('UPSTREAM_TIMEOUT', `${endpoint}: deadline exceeded`, { cause });
+}
+
+function classify(endpoint: string, err: unknown, signal: AbortSignal): ExporterError {
+  if (err instanceof ExporterError) return err;
+  if (signal.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+    return timeoutError(endpoint, err);
+  }
+  const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  return new ExporterError('UPSTREAM_CONNECT', `${endpoint}: ${code ?? 'connection failed'}`, { cause: err });
+}
+
+function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Decode `{code, message, details:[{code, message}]}`; anything else still yields a typed error. */
+function httpError(endpoint: string, status: number, headers: Record<string, string | string[] | undefined>, body: unknown): UpstreamHttpError {
+  let grpc: number | undefined;
+  let detailCode: number | undefined;
+  let text: string | undefined;
+  if (typeof body === 'object' && body !== null) {
+    const b = body as { code?: unknown; message?: unknown; details?: unknown };
+    if (typeof b.code === 'number') grpc = b.code;
+    if (typeof b.message === 'string') text = b.message;
+    const d = Array.isArray(b.details) ? (b.details[0] as { code?: unknown; message?: unknown } | undefined) : undefined;
+    if (d && typeof d.code === 'number') detailCode = d.code;
+    if (d && typeof d.message === 'string' && d.message !== '') text = d.message;
+  }
+  if (text !== undefined && text.length > 200) text = `${text.slice(0, 200)}…`;
+  const retry = Number(header(headers, 'ratelimit-retry-after') ?? header(headers, 'retry-after') ?? (status === 429 ? header(headers, 'ratelimit-reset') : undefined));
+  return new UpstreamHttpError(status, endpoint, grpc, detailCode, text, Number.isFinite(retry) && retry >= 0 ? retry : undefined);
+}

@@ -1,0 +1,54 @@
+/**
+ * Prometheus text exposition (version 0.0.4). Samples are rendered to text once, when a poll is
+ * applied; a scrape only concatenates the pre-rendered fragments.
+ */
+import type { MetricDef } from './catalogue.js';
+
+export interface Sample {
+  metric: MetricDef;
+  /** Label values in the order of metric.labels. */
+  values: readonly string[];
+  value: number;
+}
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+export function escapeHelp(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+export function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+export function header(m: MetricDef): string {
+  return `# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`;
+}
+
+export function sampleLine(s: Sample): string {
+  const labels = s.metric.labels;
+  let out = s.metric.name;
+  if (labels.length > 0) {
+    out += '{';
+    for (let i = 0; i < labels.length; i++) {
+      if (i > 0) out += ',';
+      out += `${labels[i]}="${escapeLabel(s.values[i] ?? '')}"`;
+    }
+    out += '}';
+  }
+  return `${out} ${formatValue(s.value)}\n`;
+}
+
+/** Group samples into per-family text fragments (sample lines only, no headers). */
+export function fragments(samples: readonly Sample[]): Map<MetricDef, string> {
+  const out = new Map<MetricDef, string>();
+  for (const s of samples) out.set(s.metric, (out.get(s.metric) ?? '') + sampleLine(s));
+  return out;
+}

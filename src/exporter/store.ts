@@ -1,0 +1,90 @@
+/**
+ * The series store: the latest rendered result of each (target, collector), replaced in one step
+ * when a poll is applied, dropped once older than its maximum age. The /metrics body is assembled
+ * from the fragments at most once per change, and a gzip copy is made lazily.
+ */
+import { gzipSync } from 'node:zlib';
+import { CATALOGUE, type MetricDef } from './catalogue.js';
+import { fragments, header, type Sample } from './render.js';
+
+interface Entry {
+  fragments: Map<MetricDef, string>;
+  /** When the data were fetched (ms); the entry expires at updatedAt + maxAgeMs. */
+  updatedAt: number;
+  maxAgeMs: number;
+}
+
+export class SeriesStore {
+  private readonly entries = new Map<string, Entry>();
+  private body: Buffer | undefined;
+  private gz: Buffer | undefined;
+  private readonly order: readonly MetricDef[];
+
+  constructor(catalogue: readonly MetricDef[] = CATALOGUE) {
+    this.order = catalogue;
+  }
+
+  /** Replace the series of one source. An entry with maxAgeMs = Infinity never expires. */
+  set(key: string, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
+    this.entries.set(key, { fragments: fragments(samples), updatedAt, maxAgeMs });
+    this.invalidate();
+  }
+
+  delete(key: string): void {
+    if (this.entries.delete(key)) this.invalidate();
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Drop entries past their maximum age, so Prometheus sees the series go stale. */
+  expire(now: number): string[] {
+    const dropped: string[] = [];
+    for (const [key, e] of this.entries) {
+      if (now - e.updatedAt > e.maxAgeMs) {
+        this.entries.delete(key);
+        dropped.push(key);
+      }
+    }
+    if (dropped.length > 0) this.invalidate();
+    return dropped;
+  }
+
+  private invalidate(): void {
+    this.body = undefined;
+    this.gz = undefined;
+  }
+
+  /** The exposition text of every live entry, families in catalogue order. */
+  render(): Buffer {
+    if (this.body) return this.body;
+    const parts: string[] = [];
+    const entries = [...this.entries.keys()].sort().map((k) => this.entries.get(k) as Entry);
+    for (const m of this.order) {
+      let lines = '';
+      for (const e of entries) lines += e.fragments.get(m) ?? '';
+      if (lines !== '') parts.push(header(m), lines);
+    }
+    this.body = Buffer.from(parts.join(''), 'utf8');
+    return this.body;
+  }
+
+  renderGzip(): Buffer {
+    if (!this.gz) this.gz = gzipSync(this.render());
+    return this.gz;
+  }
+
+  /** Number of series lines (for self-metrics and benchmarks). */
+  seriesCount(): number {
+    let n = 0;
+    for (const e of this.entries.values()) for (const f of e.fragments.values()) n += countLines(f);
+    return n;
+  }
+}
+
+function countLines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
