@@ -53,7 +53,9 @@ function collectorSchema(interval: string, enabled: boolean) {
 
 export const configSchema = z
   .strictObject({
-    targets: z.array(targetSchema).min(1, { error: 'expected at least one target (or --datanode.url)' }),
+    targets: z
+      .array(targetSchema, { error: 'expected at least one target (--datanode.url, or targets: in the config file)' })
+      .min(1, { error: 'expected at least one target (--datanode.url, or targets: in the config file)' }),
     web: z
       .strictObject({
         listen_address: listenAddress.default('127.0.0.1:19308'),

@@ -1,0 +1,107 @@
+/** Configuration: precedence, validation messages that name the field, and exit code 2. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/exporter/cli.js';
+import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'dne-config-'));
+let n = 0;
+function yamlFile(text: string): string {
+  const p = join(dir, `c${n++}.yaml`);
+  writeFileSync(p, text);
+  return p;
+}
+
+async function run(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  let stderr = '';
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    return { code: await main(argv), stderr };
+  } finally {
+    spy.mockRestore();
+    out.mockRestore();
+    process.env = saved;
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('config errors exit 2 and name the field', () => {
+  const table: [string, string[], Record<string, string>, RegExp][] = [
+    ['no target at all', [], {}, /targets: expected at least one target/],
+    ['a URL that is not one', ['--datanode.url', 'not a url'], {}, /targets\.0\.url \(--datanode\.url\): expected an http\(s\) URL/],
+    ['a URL with credentials', ['--datanode.url', 'http://u:p@h:1'], {}, /targets\.0\.url/],
+    ['a bad listen address', ['--datanode.url', 'http://h:1', '--web.listen-address', 'nope'], {}, /web\.listen_address \(--web\.listen-address\): expected host:port/],
+    ['a port out of range', ['--datanode.url', 'http://h:1', '--web.listen-address', ':70000'], {}, /web\.listen_address .*65535/],
+    ['an unknown log level', ['--datanode.url', 'http://h:1', '--log.level', 'loud'], {}, /log\.level \(--log\.level\)/],
+    ['a bad level from the environment', ['--datanode.url', 'http://h:1'], { DATANODE_EXPORTER_LOG_LEVEL: 'loud' }, /log\.level \(DATANODE_EXPORTER_LOG_LEVEL\)/],
+    ['an unknown flag', ['--datanode.uri', 'http://h:1'], {}, /flags: .*datanode\.uri/],
+    ['a name without a URL', ['--datanode.name', 'x'], {}, /targets\.0\.name/],
+    ['a missing file', ['--config.file', '/nonexistent/x.yaml'], {}, /config\.file: cannot read \/nonexistent\/x\.yaml: ENOENT/],
+  ];
+  it.each(table)('%s', async (_name, argv, env, message) => {
+    const r = await run(argv, env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  const files: [string, string, RegExp][] = [
+    ['not YAML', 'targets: [\n  - {name: a', /config\.file: .* is not valid YAML at line/],
+    ['a list at the top', '- a\n- b\n', /must hold a YAML mapping/],
+    ['a misspelt section', 'targets: [{name: a, url: "http://h:1"}]\ncolectors: {}\n', /colectors/],
+    ['a bad interval', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: soon}}\n', /collectors\.statistics\.interval .*expected a duration/],
+    ['an interval that does not divide a minute', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: 7s}}\n', /collectors\.statistics\.interval .*divides a minute/],
+    ['a timeout longer than the interval', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {key_rotations: {interval: 30s, timeout: 1m}}\n', /collectors\.key_rotations\.timeout/],
+    ['duplicate target names', 'targets: [{name: a, url: "http://h:1"}, {name: a, url: "http://h:2"}]\n', /targets\.1\.name .*duplicate target name "a"/],
+    ['a bad target name', 'targets: [{name: "a b", url: "http://h:1"}]\n', /targets\.0\.name/],
+    ['a page size over the node maximum', 'targets: [{name: a, url: "http://h:1"}]\nhttp: {page_size: 6000}\n', /http\.page_size/],
+    ['a boolean that is a string', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {enabled: "yes"}}\n', /collectors\.statistics\.enabled/],
+  ];
+  it.each(files)('config file: %s', async (_name, text, message) => {
+    const r = await run(['--config.file', yamlFile(text)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});
+
+describe('config sources', () => {
+  it('flags beat the environment, which beats the file', () => {
+    const file = yamlFile('targets: [{name: filenode, url: "http://file:1"}]\nweb: {listen_address: "127.0.0.1:1111"}\nlog: {level: warn}\n');
+    const env = { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS: '127.0.0.1:2222', DATANODE_EXPORTER_LOG_LEVEL: 'debug' };
+    const fromFileEnv = loadConfig(parseCli(['--config.file', file]), env);
+    expect(fromFileEnv.targets[0]!.name).toBe('filenode');
+    expect(fromFileEnv.web.listen_address).toBe('127.0.0.1:2222');
+    expect(fromFileEnv.log.level).toBe('debug');
+    const withFlags = loadConfig(parseCli(['--config.file', file, '--web.listen-address', ':3333', '--datanode.url', 'http://flag:9/']), env);
+    expect(withFlags.web.listen_address).toBe(':3333');
+    expect(withFlags.targets).toEqual([{ name: 'flag:9', url: 'http://flag:9/', headers: {} }]);
+  });
+
+  it('defaults: localhost listener on 19308, the documented intervals', () => {
+    const c = loadConfig(parseCli(['--datanode.url', 'http://127.0.0.1:3008']), {});
+    expect(c.web.listen_address).toBe('127.0.0.1:19308');
+    expect(c.collectors.statistics.interval).toBe(15_000);
+    expect(c.collectors.network_history.interval).toBe(15_000);
+    expect(c.collectors.key_rotations.interval).toBe(60_000);
+  });
+
+  it('the real process exits 2 on a bad config and 0 for --config.check on a good one', async () => {
+    const exec = promisify(execFile);
+    const cli = ['--import', 'tsx', 'src/exporter/cli.ts'];
+    const bad = await exec(process.execPath, [...cli, '--datanode.url', 'ftp://x'], { cwd: process.cwd() }).catch((e: { code: number; stderr: string }) => e);
+    expect((bad as { code: number }).code).toBe(2);
+    expect((bad as { stderr: string }).stderr).toMatch(/targets\.0\.url/);
+    const good = await exec(process.execPath, [...cli, '--datanode.url', 'http://127.0.0.1:3008', '--config.check']);
+    expect(good.stdout).toMatch(/configuration is valid/);
+  });
+});

@@ -1,0 +1,55 @@
+/** Start the real exporter in-process against a URL, with logs captured in memory. */
+import { Writable } from 'node:stream';
+import { Exporter } from '../../src/exporter/app.js';
+import { configSchema, type ConfigInput } from '../../src/exporter/config/schema.js';
+import { createLogger } from '../../src/exporter/logger.js';
+
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    for (const l of chunk.toString('utf8').split('\n')) if (l !== '') this.lines.push(l);
+    cb();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+  parsed(): Record<string, unknown>[] {
+    return this.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+}
+
+export interface RunningExporter {
+  exporter: Exporter;
+  url: string;
+  logs: LogCapture;
+  stop: () => Promise<void>;
+  /** Run every runner once more (or those of one collector) and wait. */
+  poll: (collector?: string) => Promise<void>;
+}
+
+export async function startExporter(targetUrl: string, overrides: Partial<ConfigInput> = {}, level = 'info'): Promise<RunningExporter> {
+  const config = configSchema.parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
+  const logs = new LogCapture();
+  const exporter = new Exporter(config, createLogger(config.log.level, logs));
+  const url = await exporter.start('127.0.0.1:0');
+  // Wait for the first poll of each collector, as /readyz does.
+  for (let i = 0; i < 200 && exporter.runners.some((r) => r.state.runs === 0); i++) await new Promise((r) => setTimeout(r, 25));
+  return {
+    exporter,
+    url,
+    logs,
+    stop: () => exporter.stop(),
+    poll: async (collector) => {
+      await Promise.all(exporter.runners.filter((r) => !collector || r.collector.name === collector).map((r) => r.runOnce()));
+    },
+  };
+}
+
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 50): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
