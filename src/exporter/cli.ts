@@ -32,6 +32,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger(config.log.level);
+  // A promise nobody awaited must not take the exporter down; say so once per occurrence.
+  process.on('unhandledRejection', (reason) => {
+    log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
+  });
   const exporter = new Exporter(config, log);
   let url: string;
   try {

@@ -130,6 +130,8 @@ export class DatanodeClient {
         }
       }
     } catch (err) {
+      // Abandon the rest of the body; undici reports the abort on the stream, which nobody reads now.
+      res.body.on('error', () => {});
       res.body.destroy();
       if (err instanceof ExporterError) throw err;
       throw classify(endpoint, err, signal);
