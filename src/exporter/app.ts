@@ -6,8 +6,14 @@ import { M } from './catalogue.js';
 import { KeyRotationsCollector } from './collectors/key-rotations.js';
 import { networkHistoryCollector } from './collectors/network-history.js';
 import { statisticsCollector } from './collectors/statistics.js';
+import { Directory } from './collectors/directory.js';
+import { MarketsCollector } from './collectors/markets.js';
+import { NodeSignaturesCollector } from './collectors/node-signatures.js';
+import { OrdersCollector } from './collectors/orders.js';
+import { PartiesCollector } from './collectors/parties.js';
+import { PositionsCollector } from './collectors/positions.js';
 import type { Collector } from './collectors/types.js';
-import { intervalToCron, type CollectorKey, type Config } from './config/schema.js';
+import { intervalToCron, isEnabled, type CollectorConfig, type CollectorKey, type Config } from './config/schema.js';
 import { DatanodeClient } from './http/client.js';
 import type { Logger } from './logger.js';
 import type { Sample } from './render.js';
@@ -18,14 +24,26 @@ import { SeriesStore } from './store.js';
 
 export const VERSION = '0.1.0';
 
-function makeCollector(key: CollectorKey): Collector {
+/** One collector instance per target (several keep per-target state). */
+function makeCollector(key: CollectorKey, config: Config, directory: Directory): Collector {
+  const c = config.collectors;
   switch (key) {
     case 'statistics':
       return statisticsCollector;
     case 'network_history':
       return networkHistoryCollector;
     case 'key_rotations':
-      return new KeyRotationsCollector(); // keeps per-target state
+      return new KeyRotationsCollector();
+    case 'markets':
+      return new MarketsCollector({ maxMarkets: c.markets.max_markets, allow: c.markets.allow, countsOnly: c.markets.counts_only }, directory);
+    case 'positions':
+      return new PositionsCollector(c.positions.party_ids, c.positions.market_ids, directory);
+    case 'parties':
+      return new PartiesCollector(c.parties.party_ids);
+    case 'node_signatures':
+      return new NodeSignaturesCollector(c.node_signatures.ids);
+    case 'orders':
+      return new OrdersCollector(c.orders.ids, directory);
   }
 }
 
@@ -60,9 +78,10 @@ export class Exporter {
         },
       });
       this.clients.set(t.name, client);
+      const directory = new Directory(config.collectors.positions.asset_decimals);
       for (const key of Object.keys(config.collectors) as CollectorKey[]) {
-        const c = config.collectors[key];
-        if (!c.enabled) continue;
+        const c: CollectorConfig = config.collectors[key];
+        if (!isEnabled(config, key)) continue;
         const settings = {
           intervalMs: c.interval,
           // Leave a little of the interval free so a slow poll never runs into the next one.
@@ -72,7 +91,7 @@ export class Exporter {
           pageSize: h.page_size,
           maxPages: h.max_pages,
         };
-        this.runners.push(new CollectorRunner(t.name, makeCollector(key), client, this.store, settings, log.child({ target: t.name }), () => this.applyRequestCounts(t.name)));
+        this.runners.push(new CollectorRunner(t.name, makeCollector(key, config, directory), client, this.store, settings, log.child({ target: t.name }), () => this.applyRequestCounts(t.name)));
       }
     }
   }

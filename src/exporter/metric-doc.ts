@@ -5,6 +5,11 @@ const TITLES: Record<MetricDef['collector'], string> = {
   statistics: 'statistics collector (`GET /statistics`, every 15 s by default)',
   network_history: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
   key_rotations: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
+  markets: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
+  positions: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
+  parties: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
+  node_signatures: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
+  orders: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
   exporter: 'the exporter itself',
 };
 

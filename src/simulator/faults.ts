@@ -3,11 +3,11 @@
  * `/__sim/faults`. Network faults change the chain itself; endpoint faults change one operation's
  * responses on the wire.
  */
-import { ENUM_FIELDS } from './enums.js';
+import { ENUM_FIELDS } from '../shared/enums.js';
 import type { PaginationFaults } from './pagination.js';
 
 export const ENDPOINTS = [
-  'statistics', 'networkhistory', 'rotations', 'markets', 'positions', 'parties', 'orders', 'signatures', 'info',
+  'statistics', 'networkhistory', 'rotations', 'markets', 'positions', 'parties', 'orders', 'signatures', 'assets', 'info',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 

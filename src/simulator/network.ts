@@ -11,7 +11,7 @@ import { NS_PER_MS } from '../shared/time.js';
 import {
   MARKET_STATE, NODE_SIGNATURE_KIND, ORDER_REJECT_REASONS, PEGGED_REFERENCE, POSITION_STATUS, SIDE, TIME_IN_FORCE,
   TRADING_MODE,
-} from './enums.js';
+} from '../shared/enums.js';
 
 export interface SimOptions {
   seed: number;
@@ -60,6 +60,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'now'> = {
   appVersion: 'v0.79.0',
 };
 
+export interface AssetRec { id: string; symbol: string; decimals: number }
 export interface RotationRec { seq: number; nodeId: string; oldPubKey: string; newPubKey: string; blockHeight: number }
 export interface PartyRec { seq: number; id: string }
 export interface SignatureRec { seq: number; id: string; sig: string; kind: string }
@@ -160,7 +161,12 @@ export interface BlockStats {
 
 const BLOCK_TIME_HISTORY = 8192;
 const MAX_CATCH_UP_BLOCKS = 200_000;
-const ASSETS = ['USDT', 'USDC', 'VEGA', 'WETH'];
+const ASSETS: readonly { symbol: string; decimals: number }[] = [
+  { symbol: 'USDT', decimals: 6 },
+  { symbol: 'USDC', decimals: 6 },
+  { symbol: 'VEGA', decimals: 18 },
+  { symbol: 'WETH', decimals: 18 },
+];
 const BASES = ['BTC', 'ETH', 'SOL', 'LINK', 'AVAX', 'DOGE', 'ARB', 'OP', 'INJ', 'TIA'];
 
 /** Runtime switches that change the network itself (transport faults live in faults.ts). */
@@ -188,6 +194,7 @@ export class SimNetwork {
   block: BlockStats;
 
   readonly validators: { nodeId: string; pubKey: string }[] = [];
+  readonly assets: AssetRec[] = [];
   readonly rotations: RotationRec[] = [];
   readonly markets: MarketRec[] = [];
   readonly parties: PartyRec[] = [];
@@ -232,6 +239,7 @@ export class SimNetwork {
     this.block = this.blockStats(new Rng(mix(o.seed, o.startHeight)));
 
     for (let i = 0; i < o.validators; i++) this.validators.push({ nodeId: rng.hex(32), pubKey: rng.hex(32) });
+    for (const a of ASSETS) this.assets.push({ id: rng.hex(32), symbol: a.symbol, decimals: a.decimals });
     this.generateRotationHistory(rng.fork(1));
     for (let i = 0; i < o.parties; i++) this.parties.push({ seq: this.seq(), id: rng.hex(32) });
     for (let i = 0; i < o.markets; i++) this.markets.push(this.makeMarket(rng.fork(2, i), i));
@@ -363,10 +371,11 @@ export class SimNetwork {
 
   private makeMarket(rng: Rng, i: number): MarketRec {
     const base = BASES[i % BASES.length]!;
-    const asset = rng.pick(ASSETS);
+    const asset = rng.pick(this.assets);
     const product = (['future', 'perpetual', 'spot'] as const)[i % 3]!;
     const suffix = i >= BASES.length ? `-${Math.floor(i / BASES.length)}` : '';
-    const code = product === 'perpetual' ? `${base}/${asset}-PERP${suffix}` : product === 'spot' ? `${base}/${asset}${suffix}` : `${base}/${asset}-Q4${suffix}`;
+    const q = asset.symbol;
+    const code = product === 'perpetual' ? `${base}/${q}-PERP${suffix}` : product === 'spot' ? `${base}/${q}${suffix}` : `${base}/${q}-Q4${suffix}`;
     const proposed = this.blockTimeNs - BigInt(rng.int(10, 400)) * 86_400n * 1_000_000_000n;
     const pending = proposed + BigInt(rng.int(1, 5)) * 86_400n * 1_000_000_000n;
     const open = pending + BigInt(rng.int(600, 7200)) * 1_000_000_000n;
@@ -376,12 +385,12 @@ export class SimNetwork {
       seq: this.seq(),
       id: rng.hex(32),
       code,
-      name: `${base} / ${asset} ${product === 'future' ? 'Quarterly Future' : product === 'perpetual' ? 'Perpetual' : 'Spot'}${suffix}`,
+      name: `${base} / ${q} ${product === 'future' ? 'Quarterly Future' : product === 'perpetual' ? 'Perpetual' : 'Spot'}${suffix}`,
       product,
-      settlementAsset: rng.hex(32),
-      quoteName: asset,
+      settlementAsset: asset.id,
+      quoteName: q,
       baseAsset: rng.hex(32),
-      tags: [`base:${base}`, `quote:${asset}`, `class:fx/crypto`, product === 'future' ? 'quarterly' : product],
+      tags: [`base:${base}`, `quote:${q}`, `class:fx/crypto`, product === 'future' ? 'quarterly' : product],
       state,
       tradingMode: state === 'STATE_PENDING' ? 'TRADING_MODE_OPENING_AUCTION' : state === 'STATE_SUSPENDED' ? 'TRADING_MODE_MONITORING_AUCTION' : 'TRADING_MODE_CONTINUOUS',
       decimalPlaces: rng.int(0, 6),

@@ -148,6 +148,24 @@ export const ROUTES: Route[] = [
     },
   },
   {
+    // Not one of the eight operations: the positions collector reads settlement-asset decimals here.
+    endpoint: 'assets',
+    pattern: /^\/api\/v2\/asset\/([^/]+)$/,
+    handle: ({ net, params }) => {
+      const id = params[0]!;
+      requireHexId(id, 'asset ID');
+      const a = net.assets.find((x) => x.id === id);
+      if (!a) throw datanodeError(GRPC.NotFound, DETAIL.notFound, 'asset not found');
+      return {
+        asset: {
+          id: a.id,
+          details: { name: a.symbol, symbol: a.symbol, decimals: String(a.decimals), quantum: '1', erc20: { contractAddress: `0x${a.id.slice(0, 40)}`, lifetimeLimit: '0', withdrawThreshold: '0' } },
+          status: 'STATUS_ENABLED',
+        },
+      };
+    },
+  },
+  {
     endpoint: 'info',
     pattern: /^\/api\/v2\/info$/,
     handle: ({ net }) => ({ version: net.opts.appVersion, commitHash: net.appVersionHash }),

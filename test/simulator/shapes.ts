@@ -2,7 +2,7 @@
 import {
   CHAIN_STATUS, MARKET_STATE, NODE_SIGNATURE_KIND, ORDER_STATUS, ORDER_TYPE, POSITION_STATUS, SIDE, TIME_IN_FORCE, TRADING_MODE,
   PEGGED_REFERENCE,
-} from '../../src/simulator/enums.js';
+} from '../../src/shared/enums.js';
 import type { Shape } from '../helpers/shape.js';
 
 export const STATISTICS: Shape = {

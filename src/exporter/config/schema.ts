@@ -39,16 +39,23 @@ export const targetSchema = z.strictObject({
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string()).default({}),
 });
 
+const HEX64 = /^[0-9a-f]{64}$/;
+const hex64 = z.string().regex(HEX64, { error: 'expected a 64-character lowercase hex id' });
+const partyId = z.string().regex(/^([0-9a-f]{64}|network)$/, { error: 'expected a 64-character hex party id or "network"' });
+/** An order id, optionally pinned to a version: "<id>" or "<id>@<version>". */
+const orderRef = z.string().regex(/^[0-9a-f]{64}(@[1-9]\d{0,8})?$/, { error: 'expected a 64-character hex order id, optionally @<version> (1 or more)' });
+
+function timing(interval: string) {
+  return {
+    interval: duration.prefault(interval),
+    timeout: duration.optional(),
+    /** How long series outlive the last successful poll; default three intervals. */
+    max_age: duration.optional(),
+  };
+}
+
 function collectorSchema(interval: string, enabled: boolean) {
-  return z
-    .strictObject({
-      enabled: z.boolean().default(enabled),
-      interval: duration.prefault(interval),
-      timeout: duration.optional(),
-      /** How long series outlive the last successful poll; default three intervals. */
-      max_age: duration.optional(),
-    })
-    .prefault({});
+  return z.strictObject({ enabled: z.boolean().default(enabled), ...timing(interval) }).prefault({});
 }
 
 export const configSchema = z
@@ -84,6 +91,34 @@ export const configSchema = z
         statistics: collectorSchema('15s', true),
         network_history: collectorSchema('15s', true),
         key_rotations: collectorSchema('60s', true),
+        markets: z
+          .strictObject({
+            enabled: z.boolean().default(true),
+            ...timing('60s'),
+            /** Beyond this many markets, per-market series stop and vega_markets_over_limit says so. */
+            max_markets: z.number().int().min(0).default(500),
+            /** Only these markets (ids or codes) get per-market series; empty means all. */
+            allow: z.array(z.string().min(1)).default([]),
+            /** Keep only the counts by state and trading mode. */
+            counts_only: z.boolean().default(false),
+          })
+          .prefault({}),
+        positions: z
+          .strictObject({
+            /** Off until parties or markets are listed. */
+            enabled: z.boolean().optional(),
+            ...timing('60s'),
+            party_ids: z.array(partyId).default([]),
+            market_ids: z.array(hex64).default([]),
+            /** Settlement-asset decimals by asset id; others are read from GET /api/v2/asset/{id}. */
+            asset_decimals: z.record(z.string().regex(HEX64, { error: 'expected a 64-character hex asset id' }), z.number().int().min(0).max(64)).default({}),
+          })
+          .prefault({}),
+        parties: z
+          .strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(partyId).default([]) })
+          .prefault({}),
+        node_signatures: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(hex64).default([]) }).prefault({}),
+        orders: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(orderRef).default([]) }).prefault({}),
       })
       .prefault({}),
   })
@@ -93,8 +128,18 @@ export const configSchema = z
       if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}"` });
       seen.add(t.name);
     });
+    const lists: [string, string, number][] = [
+      ['positions', 'party_ids', cfg.collectors.positions.party_ids.length + cfg.collectors.positions.market_ids.length],
+      ['node_signatures', 'ids', cfg.collectors.node_signatures.ids.length],
+      ['orders', 'ids', cfg.collectors.orders.ids.length],
+    ];
+    for (const [name, field, n] of lists) {
+      if ((cfg.collectors as Record<string, { enabled?: boolean }>)[name]!.enabled === true && n === 0) {
+        ctx.addIssue({ code: 'custom', path: ['collectors', name, field], message: `expected at least one id: the ${name} collector only watches listed ids` });
+      }
+    }
     for (const [name, c] of Object.entries(cfg.collectors)) {
-      if (!c.enabled) continue;
+      if (c.enabled === false) continue;
       if (!intervalToCron(c.interval)) {
         ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
       }
@@ -104,9 +149,25 @@ export const configSchema = z
     }
   });
 
+/** Collectors that watch listed ids are on when ids are listed, unless switched off explicitly. */
+export function isEnabled(cfg: Config, key: CollectorKey): boolean {
+  const c = cfg.collectors[key] as { enabled?: boolean };
+  if (c.enabled !== undefined) return c.enabled;
+  switch (key) {
+    case 'positions':
+      return cfg.collectors.positions.party_ids.length + cfg.collectors.positions.market_ids.length > 0;
+    case 'node_signatures':
+      return cfg.collectors.node_signatures.ids.length > 0;
+    case 'orders':
+      return cfg.collectors.orders.ids.length > 0;
+    default:
+      return true;
+  }
+}
+
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
-export type CollectorConfig = Config['collectors']['statistics'];
+export type CollectorConfig = { enabled?: boolean; interval: number; timeout?: number | undefined; max_age?: number | undefined };
 export type CollectorKey = keyof Config['collectors'];
 
 /**

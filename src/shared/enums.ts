@@ -1,4 +1,4 @@
-/** Enum names as real v0.79 nodes send them. */
+/** Enum names as real v0.79 nodes send them (shared by the simulator and the exporter). */
 
 export const CHAIN_STATUS = [
   'CHAIN_STATUS_UNSPECIFIED',

@@ -1,0 +1,75 @@
+/**
+ * What other collectors need to know about markets and assets to scale values: price and position
+ * decimals and the settlement asset per market, decimals per asset. Filled by the markets collector
+ * and, for anything it has not seen, by single lookups that are cached.
+ */
+import { obj, str, u64, i64 } from '../convert.js';
+import { UpstreamHttpError } from '../errors.js';
+import type { DatanodeClient } from '../http/client.js';
+
+export interface MarketFacts {
+  id: string;
+  decimalPlaces: number;
+  positionDecimalPlaces: number;
+  settlementAsset: string;
+}
+
+/** The scaling facts of one market JSON object (both the /markets and the /api/v2 forms). */
+export function marketFacts(m: Record<string, unknown>, path: string): MarketFacts {
+  const instrument = obj(obj(m.tradableInstrument, `${path}.tradableInstrument`).instrument, `${path}.tradableInstrument.instrument`);
+  const product = (instrument.future ?? instrument.perpetual ?? instrument.spot) as Record<string, unknown> | undefined;
+  const asset = product ? (product.settlementAsset ?? product.quoteAsset ?? '') : '';
+  return {
+    id: str(m.id, `${path}.id`),
+    decimalPlaces: Number(u64(m.decimalPlaces, `${path}.decimalPlaces`)),
+    positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
+    settlementAsset: typeof asset === 'string' ? asset : '',
+  };
+}
+
+export class Directory {
+  readonly markets = new Map<string, MarketFacts>();
+  private readonly assets = new Map<string, number | null>();
+
+  constructor(assetDecimals: Record<string, number> = {}) {
+    for (const [id, d] of Object.entries(assetDecimals)) this.assets.set(id, d);
+  }
+
+  setMarkets(list: readonly MarketFacts[]): void {
+    for (const m of list) this.markets.set(m.id, m);
+  }
+
+  /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */
+  async market(client: DatanodeClient, id: string, signal: AbortSignal): Promise<MarketFacts | undefined> {
+    const known = this.markets.get(id);
+    if (known) return known;
+    try {
+      const res = await client.get(`/api/v2/market/${encodeURIComponent(id)}`, [], 'markets', signal);
+      const facts = marketFacts(obj(obj(res.json, 'body').market, 'market'), 'market');
+      this.markets.set(id, facts);
+      return facts;
+    } catch (err) {
+      if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Asset decimals from the config, else GET /api/v2/asset/{id}; undefined when unknown. */
+  async assetDecimals(client: DatanodeClient, id: string, signal: AbortSignal): Promise<number | undefined> {
+    if (this.assets.has(id)) return this.assets.get(id) ?? undefined;
+    if (!/^[0-9a-f]{64}$/.test(id)) return undefined;
+    try {
+      const res = await client.get(`/api/v2/asset/${id}`, [], 'assets', signal);
+      const details = obj(obj(obj(res.json, 'body').asset, 'asset').details, 'asset.details');
+      const d = Number(u64(details.decimals, 'asset.details.decimals'));
+      this.assets.set(id, d);
+      return d;
+    } catch (err) {
+      if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400 || err.status === 501)) {
+        this.assets.set(id, null); // no such asset (or no asset endpoint): money series stay absent
+        return undefined;
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Markets: counts by state and trading mode, and per-market series under a cardinality guard.
+ * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
+ * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
+ */
+import { M } from '../catalogue.js';
+import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { UpstreamHttpError } from '../errors.js';
+import { walkPages } from '../http/paginate.js';
+import type { Sample } from '../render.js';
+import { oneHot } from '../scale.js';
+import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
+import { marketFacts, type Directory } from './directory.js';
+import type { CollectContext, CollectResult, Collector } from './types.js';
+
+export interface MarketOptions {
+  maxMarkets: number;
+  allow: readonly string[];
+  countsOnly: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+/** Product kind, the asset positions settle in (the quote asset for spot) and the quote name. */
+function productOf(instrument: Json): { product: string; settlementAsset: string; quoteName: string } {
+  const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+  for (const product of ['future', 'perpetual'] as const) {
+    const p = instrument[product];
+    if (p && typeof p === 'object') return { product, settlementAsset: s((p as Json).settlementAsset), quoteName: s((p as Json).quoteName) };
+  }
+  const spot = instrument.spot;
+  if (spot && typeof spot === 'object') return { product: 'spot', settlementAsset: s((spot as Json).quoteAsset), quoteName: '' };
+  return { product: 'unknown', settlementAsset: '', quoteName: '' };
+}
+
+/** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
+export function marketSamples(target: string, m: Json, path: string): Sample[] {
+  const id = str(m.id, `${path}.id`);
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
+  };
+  const ti = obj(m.tradableInstrument, `${path}.tradableInstrument`);
+  const instrument = obj(ti.instrument, `${path}.tradableInstrument.instrument`);
+  const meta = instrument.metadata as Json | null | undefined;
+  const tags = meta && Array.isArray(meta.tags) ? meta.tags.filter((t): t is string => typeof t === 'string') : [];
+  const prod = productOf(instrument);
+  push(M.marketInfo, 1, str(instrument.code, `${path}.tradableInstrument.instrument.code`), str(instrument.name, `${path}.tradableInstrument.instrument.name`), prod.product, prod.settlementAsset, prod.quoteName, tags.join(','));
+
+  const state = enumValue(m.state, `${path}.state`);
+  const mode = enumValue(m.tradingMode, `${path}.tradingMode`);
+  for (const [s, v] of oneHot(MARKET_STATE, state)) push(M.marketState, v, s);
+  for (const [s, v] of oneHot(TRADING_MODE, mode)) push(M.marketMode, v, s);
+
+  const facts = marketFacts(m, path);
+  push(M.marketDecimals, facts.decimalPlaces);
+  push(M.marketPositionDecimals, facts.positionDecimalPlaces);
+
+  const fees = obj(obj(m.fees, `${path}.fees`).factors, `${path}.fees.factors`);
+  push(M.marketFee, decimal(fees.makerFee, `${path}.fees.factors.makerFee`), 'maker');
+  push(M.marketFee, decimal(fees.infrastructureFee, `${path}.fees.factors.infrastructureFee`), 'infrastructure');
+  push(M.marketFee, decimal(fees.liquidityFee, `${path}.fees.factors.liquidityFee`), 'liquidity');
+  if (m.linearSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.linearSlippageFactor, `${path}.linearSlippageFactor`), 'linear');
+  if (m.quadraticSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.quadraticSlippageFactor, `${path}.quadraticSlippageFactor`), 'quadratic');
+  const sla = m.liquiditySlaParams as Json | null | undefined;
+  const lpRange = m.lpPriceRange ?? sla?.priceRange;
+  if (lpRange !== undefined) push(M.marketLpPriceRange, decimal(lpRange, `${path}.lpPriceRange`));
+
+  const ts = obj(m.marketTimestamps, `${path}.marketTimestamps`);
+  for (const ev of ['proposed', 'pending', 'open', 'close'] as const) {
+    if (ts[ev] !== undefined) push(M.marketTimestamp, unixNsSeconds(ts[ev], `${path}.marketTimestamps.${ev}`), ev);
+  }
+  const oa = m.openingAuction as Json | null | undefined;
+  if (oa) {
+    push(M.marketAuctionDuration, Number(i64(oa.duration, `${path}.openingAuction.duration`)));
+    push(M.marketAuctionVolume, Number(u64(oa.volume, `${path}.openingAuction.volume`)));
+  }
+  const pms = m.priceMonitoringSettings as Json | null | undefined;
+  const params = pms?.parameters as Json | null | undefined;
+  push(M.marketTriggers, params ? arr(params.triggers ?? [], `${path}.priceMonitoringSettings.parameters.triggers`).length : 0);
+
+  const lmp = m.liquidityMonitoringParameters as Json | null | undefined;
+  const tsp = lmp?.targetStakeParameters as Json | null | undefined;
+  if (tsp) {
+    push(M.marketTargetStakeWindow, Number(i64(tsp.timeWindow, `${path}.liquidityMonitoringParameters.targetStakeParameters.timeWindow`)));
+    push(M.marketTargetStakeScaling, num(tsp.scalingFactor, `${path}.liquidityMonitoringParameters.targetStakeParameters.scalingFactor`));
+  }
+
+  const ln = ti.logNormalRiskModel as Json | null | undefined;
+  const simple = ti.simpleRiskModel as Json | null | undefined;
+  if (ln) {
+    const p = `${path}.tradableInstrument.logNormalRiskModel`;
+    const lp = obj(ln.params, `${p}.params`);
+    push(M.marketRisk, num(ln.tau, `${p}.tau`), 'log_normal', 'tau');
+    push(M.marketRisk, num(ln.riskAversionParameter, `${p}.riskAversionParameter`), 'log_normal', 'risk_aversion');
+    push(M.marketRisk, num(lp.mu, `${p}.params.mu`), 'log_normal', 'mu');
+    push(M.marketRisk, num(lp.r, `${p}.params.r`), 'log_normal', 'r');
+    push(M.marketRisk, num(lp.sigma, `${p}.params.sigma`), 'log_normal', 'sigma');
+  } else if (simple) {
+    const p = `${path}.tradableInstrument.simpleRiskModel.params`;
+    const sp = obj(simple.params, p);
+    for (const [k, label] of [['factorLong', 'factor_long'], ['factorShort', 'factor_short'], ['maxMoveUp', 'max_move_up'], ['minMoveDown', 'min_move_down'], ['probabilityOfTrading', 'probability_of_trading']] as const) {
+      push(M.marketRisk, num(sp[k], `${p}.${k}`), 'simple', label);
+    }
+  }
+  const mc = ti.marginCalculator as Json | null | undefined;
+  const sf = mc?.scalingFactors as Json | null | undefined;
+  if (sf) {
+    const p = `${path}.tradableInstrument.marginCalculator.scalingFactors`;
+    push(M.marketMarginScaling, num(sf.searchLevel, `${p}.searchLevel`), 'search');
+    push(M.marketMarginScaling, num(sf.initialMargin, `${p}.initialMargin`), 'initial');
+    push(M.marketMarginScaling, num(sf.collateralRelease, `${p}.collateralRelease`), 'collateral_release');
+  }
+  return out;
+}
+
+/** A proto double: a JSON number, or a string for NaN/Infinity or when a gateway quotes it. */
+function num(v: unknown, field: string): number {
+  if (typeof v === 'number') return v;
+  return decimal(v, field) ?? NaN;
+}
+
+/** All samples of one poll: counts, the guard flag, and per-market series for the allowed markets. */
+export function marketsSamples(target: string, markets: readonly Json[], opts: MarketOptions): Sample[] {
+  const out: Sample[] = [];
+  const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
+  const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
+  markets.forEach((m, i) => {
+    const s = enumValue(m.state, `markets[${i}].state`);
+    const t = enumValue(m.tradingMode, `markets[${i}].tradingMode`);
+    byState.set(s, (byState.get(s) ?? 0) + 1);
+    byMode.set(t, (byMode.get(t) ?? 0) + 1);
+  });
+  for (const [s, n] of byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
+  for (const [t, n] of byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
+
+  const allow = new Set(opts.allow);
+  const selected = allow.size === 0 ? markets.map((m, i) => [m, i] as const) : markets.map((m, i) => [m, i] as const).filter(([m]) => allow.has(String(m.id)) || allow.has(codeOf(m)));
+  const over = selected.length > opts.maxMarkets;
+  out.push({ metric: M.marketsOverLimit, values: [target], value: over ? 1 : 0 });
+  if (!opts.countsOnly && !over) {
+    for (const [m, i] of selected) out.push(...marketSamples(target, m, `markets[${i}]`));
+  }
+  return out;
+}
+
+function codeOf(m: Json): string {
+  const ti = m.tradableInstrument as Json | undefined;
+  const ins = ti?.instrument as Json | undefined;
+  return typeof ins?.code === 'string' ? ins.code : '';
+}
+
+export class MarketsCollector implements Collector {
+  readonly name = 'markets' as const;
+  /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
+  private useV2 = false;
+
+  constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
+
+  async collect(ctx: CollectContext): Promise<CollectResult> {
+    let markets: Json[];
+    let pages: number | undefined;
+    let truncated;
+    if (!this.useV2) {
+      try {
+        const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
+        markets = arr(obj(res.json, 'body').markets, 'markets').map((m, i) => obj(m, `markets[${i}]`));
+      } catch (err) {
+        if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
+        this.useV2 = true;
+        return this.collect(ctx);
+      }
+    } else {
+      markets = [];
+      const seen = new Set<string>();
+      const r = await walkPages(
+        async (after) => {
+          const q: [string, string][] = [['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
+          if (after !== undefined) q.push(['pagination.after', after]);
+          const res = await ctx.client.get('/api/v2/markets', q, 'markets', ctx.signal);
+          const conn = obj(obj(res.json, 'body').markets, 'markets');
+          const edges = arr(conn.edges, 'markets.edges');
+          for (const [i, e] of edges.entries()) {
+            const m = obj(obj(e, `markets.edges[${i}]`).node, `markets.edges[${i}].node`);
+            const id = str(m.id, `markets.edges[${i}].node.id`);
+            if (!seen.has(id)) markets.push(m);
+            seen.add(id);
+          }
+          const info = obj(conn.pageInfo, 'markets.pageInfo');
+          return { edges: edges as never, pageInfo: { hasNextPage: info.hasNextPage === true, endCursor: str(info.endCursor, 'markets.pageInfo.endCursor') } };
+        },
+        () => {},
+        { maxPages: ctx.maxPages },
+      );
+      pages = r.pages;
+      truncated = r.truncated;
+    }
+    const samples = marketsSamples(ctx.target, markets, this.opts);
+    this.directory.setMarkets(markets.map((m, i) => marketFacts(m, `markets[${i}]`)));
+    return { samples, ...(pages !== undefined ? { pages, truncated } : {}) };
+  }
+
+  /** Which source this target uses (for tests and the landing page). */
+  get source(): string {
+    return this.useV2 ? '/api/v2/markets' : '/markets';
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Listed orders: GET /api/v2/order/{id} (and ?version=N when pinned). A 404 is "not found", not a
+ * failure. Size and price are scaled by the market's decimals when the market is known.
+ */
+import { M } from '../catalogue.js';
+import { enumValue, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { UpstreamHttpError } from '../errors.js';
+import type { Sample } from '../render.js';
+import { oneHot, scaleDown } from '../scale.js';
+import { ORDER_STATUS } from '../../shared/enums.js';
+import type { Directory, MarketFacts } from './directory.js';
+import type { CollectContext, CollectResult, Collector } from './types.js';
+
+export interface OrderRef {
+  id: string;
+  version?: number;
+}
+
+export function parseOrderRef(s: string): OrderRef {
+  const [id, v] = s.split('@') as [string, string | undefined];
+  return v === undefined ? { id } : { id, version: Number(v) };
+}
+
+/** Samples for one order version; `latestVersion` comes from the unpinned lookup. */
+export function orderSamples(target: string, body: unknown, latestVersion: number, market: MarketFacts | undefined): Sample[] {
+  const o = obj(obj(body, 'body').order, 'order');
+  const id = str(o.id, 'order.id');
+  const t = [target, id];
+  const out: Sample[] = [{ metric: M.orderFound, values: t, value: 1 }];
+  const marketId = str(o.marketId, 'order.marketId');
+  out.push({ metric: M.orderInfo, values: [...t, marketId, str(o.partyId, 'order.partyId'), enumValue(o.side, 'order.side'), enumValue(o.type, 'order.type'), enumValue(o.timeInForce, 'order.timeInForce')], value: 1 });
+  for (const [s, v] of oneHot(ORDER_STATUS, enumValue(o.status, 'order.status'))) out.push({ metric: M.orderStatus, values: [...t, s], value: v });
+  const size = u64(o.size, 'order.size');
+  const remaining = u64(o.remaining, 'order.remaining');
+  const price = u64(o.price, 'order.price');
+  if (market) {
+    out.push({ metric: M.orderSize, values: t, value: scaleDown(size, market.positionDecimalPlaces) });
+    out.push({ metric: M.orderRemaining, values: t, value: scaleDown(remaining, market.positionDecimalPlaces) });
+    out.push({ metric: M.orderPrice, values: t, value: scaleDown(price, market.decimalPlaces) });
+  }
+  out.push({ metric: M.orderVersion, values: t, value: latestVersion });
+  for (const [ev, field] of [['created', 'createdAt'], ['updated', 'updatedAt'], ['expires', 'expiresAt']] as const) {
+    const v = unixNsSeconds(o[field], `order.${field}`);
+    if (v !== undefined) out.push({ metric: M.orderTimestamp, values: [...t, ev], value: v });
+  }
+  return out;
+}
+
+export class OrdersCollector implements Collector {
+  readonly name = 'orders' as const;
+  private readonly refs: OrderRef[];
+
+  constructor(ids: readonly string[], private readonly directory: Directory) {
+    this.refs = ids.map(parseOrderRef);
+  }
+
+  async collect(ctx: CollectContext): Promise<CollectResult> {
+    const samples: Sample[] = [];
+    for (const ref of this.refs) {
+      const path = `/api/v2/order/${ref.id}`;
+      try {
+        const latest = await ctx.client.get(path, [], 'orders', ctx.signal);
+        const latestVersion = Number(u64(obj(obj(latest.json, 'body').order, 'order').version, 'order.version'));
+        const body = ref.version === undefined ? latest.json : (await ctx.client.get(path, [['version', String(ref.version)]], 'orders', ctx.signal)).json;
+        const marketId = obj(obj(body, 'body').order, 'order').marketId;
+        const market = typeof marketId === 'string' && marketId !== '' ? await this.directory.market(ctx.client, marketId, ctx.signal) : undefined;
+        samples.push(...orderSamples(ctx.target, body, latestVersion, market));
+      } catch (err) {
+        if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
+        samples.push({ metric: M.orderFound, values: [ctx.target, ref.id], value: 0 });
+      }
+    }
+    return { samples };
+  }
+}
