@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { M } from '../../src/exporter/catalogue.js';
-import { RotationTally, parseRotationPage } from '../../src/exporter/collectors/key-rotations.js';
+import { RotationTally, parseRotation } from '../../src/exporter/collectors/key-rotations.js';
 import { networkHistorySamples } from '../../src/exporter/collectors/network-history.js';
 import { statisticsSamples } from '../../src/exporter/collectors/statistics.js';
 import { FieldError } from '../../src/exporter/errors.js';
@@ -92,21 +92,21 @@ describe('network history', () => {
 });
 
 describe('key rotations', () => {
-  const row = (node: string, key: string, h: number) => ({ node: { nodeId: node, oldPubKey: 'x', newPubKey: key, blockHeight: String(h) }, cursor: 'c' });
-  const page = (rows: unknown[], next: boolean, end = 'c') => ({ rotations: { edges: rows, pageInfo: { hasNextPage: next, hasPreviousPage: false, startCursor: '', endCursor: end } } });
+  const row = (node: string, key: string, h: number) => ({ nodeId: node, oldPubKey: 'x', newPubKey: key, blockHeight: String(h) });
+  const rows = (...r: unknown[]) => r.map((n, i) => parseRotation(n, `rotations.edges[${i}].node`));
 
   it('tallies per node with the last height, and ignores a row repeated across pages', () => {
     const t = new RotationTally();
-    t.add(parseRotationPage(page([row('a', 'k1', 10), row('b', 'k2', 11)], true)).rows);
-    t.add(parseRotationPage(page([row('b', 'k2', 11), row('a', 'k3', 20)], false)).rows); // overlap
+    t.add(rows(row('a', 'k1', 10), row('b', 'k2', 11)));
+    t.add(rows(row('b', 'k2', 11), row('a', 'k3', 20))); // overlap with the previous page
     const s = t.samples('n');
     expect(val(s, 'vega_key_rotations_total', 'a')).toBe(2);
     expect(val(s, 'vega_key_rotations_total', 'b')).toBe(1);
     expect(val(s, 'vega_key_rotation_last_block_height', 'a')).toBe(20);
   });
 
-  it('rejects a malformed page naming the field', () => {
-    expect(() => parseRotationPage({ rotations: { edges: [{ node: { nodeId: 'a', newPubKey: 'k', blockHeight: 5 } }], pageInfo: { hasNextPage: false, endCursor: '' } } })).toThrow(/rotations\.edges\[0\]\.node\.blockHeight/);
-    expect(() => parseRotationPage({ rotations: { edges: [], pageInfo: { hasNextPage: 'no', endCursor: '' } } })).toThrow(/hasNextPage/);
+  it('rejects a malformed row naming the field', () => {
+    expect(() => rows({ nodeId: 'a', newPubKey: 'k', blockHeight: 5 })).toThrow(/rotations\.edges\[0\]\.node\.blockHeight/);
+    expect(() => rows(null)).toThrow(/rotations\.edges\[0\]\.node: expected an object/);
   });
 });

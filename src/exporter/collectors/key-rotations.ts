@@ -4,9 +4,9 @@
  * size. State lives in memory: a restart rebuilds the counts with one full walk.
  */
 import { M } from '../catalogue.js';
-import { arr, obj, str, u64 } from '../convert.js';
-import { FieldError, UpstreamHttpError } from '../errors.js';
-import { walkPages, type Page } from '../http/paginate.js';
+import { obj, str, u64 } from '../convert.js';
+import { UpstreamHttpError } from '../errors.js';
+import { walkConnection } from '../http/paginate.js';
 import type { Sample } from '../render.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -19,23 +19,9 @@ export interface RotationRow {
   blockHeight: bigint;
 }
 
-export function parseRotationPage(body: unknown): { page: Page; rows: RotationRow[] } {
-  const conn = obj(obj(body, 'body').rotations, 'rotations');
-  const edges = arr(conn.edges, 'rotations.edges');
-  const info = obj(conn.pageInfo, 'rotations.pageInfo');
-  const rows = edges.map((e, i) => {
-    const n = obj(obj(e, `rotations.edges[${i}]`).node, `rotations.edges[${i}].node`);
-    return {
-      nodeId: str(n.nodeId, `rotations.edges[${i}].node.nodeId`),
-      newPubKey: str(n.newPubKey, `rotations.edges[${i}].node.newPubKey`),
-      blockHeight: u64(n.blockHeight, `rotations.edges[${i}].node.blockHeight`),
-    };
-  });
-  if (typeof info.hasNextPage !== 'boolean') throw new FieldError('rotations.pageInfo.hasNextPage', 'a boolean', info.hasNextPage);
-  return {
-    page: { edges: edges as Page['edges'], pageInfo: { hasNextPage: info.hasNextPage, endCursor: str(info.endCursor, 'rotations.pageInfo.endCursor') } },
-    rows,
-  };
+export function parseRotation(node: unknown, path: string): RotationRow {
+  const n = obj(node, path);
+  return { nodeId: str(n.nodeId, `${path}.nodeId`), newPubKey: str(n.newPubKey, `${path}.newPubKey`), blockHeight: u64(n.blockHeight, `${path}.blockHeight`) };
 }
 
 /** Running per-node counts; the pure state the collector keeps between polls. */
@@ -107,17 +93,10 @@ export class KeyRotationsCollector implements Collector {
     const path = ROTATION_PATHS[this.pathIndex]!;
     // Work on a copy so a poll that fails half way leaves the previous counts intact.
     const next = this.tally.clone();
-    const result = await walkPages(
-      async (after) => {
-        const q: [string, string][] = [['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
-        if (after !== undefined) q.push(['pagination.after', after]);
-        const res = await ctx.client.get(path, q, 'rotations', ctx.signal);
-        const { page, rows } = parseRotationPage(res.json);
-        next.add(rows);
-        return page;
-      },
-      () => {},
-      { maxPages: ctx.maxPages, ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
+    const result = await walkConnection(
+      ctx,
+      { path, key: 'rotations', endpoint: 'rotations', ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
+      (nodes, at) => next.add(nodes.map((n, i) => parseRotation(n, at(i)))),
     );
     next.cursor = result.lastCursor;
     this.tally = next;

@@ -6,7 +6,7 @@
 import { M } from '../catalogue.js';
 import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import { walkPages } from '../http/paginate.js';
+import { walkConnection } from '../http/paginate.js';
 import type { Sample } from '../render.js';
 import { oneHot } from '../scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
@@ -173,25 +173,14 @@ export class MarketsCollector implements Collector {
     } else {
       markets = [];
       const seen = new Set<string>();
-      const r = await walkPages(
-        async (after) => {
-          const q: [string, string][] = [['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
-          if (after !== undefined) q.push(['pagination.after', after]);
-          const res = await ctx.client.get('/api/v2/markets', q, 'markets', ctx.signal);
-          const conn = obj(obj(res.json, 'body').markets, 'markets');
-          const edges = arr(conn.edges, 'markets.edges');
-          for (const [i, e] of edges.entries()) {
-            const m = obj(obj(e, `markets.edges[${i}]`).node, `markets.edges[${i}].node`);
-            const id = str(m.id, `markets.edges[${i}].node.id`);
-            if (!seen.has(id)) markets.push(m);
-            seen.add(id);
-          }
-          const info = obj(conn.pageInfo, 'markets.pageInfo');
-          return { edges: edges as never, pageInfo: { hasNextPage: info.hasNextPage === true, endCursor: str(info.endCursor, 'markets.pageInfo.endCursor') } };
-        },
-        () => {},
-        { maxPages: ctx.maxPages },
-      );
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes, at) => {
+        nodes.forEach((n, i) => {
+          const m = obj(n, at(i));
+          const id = str(m.id, `${at(i)}.id`);
+          if (!seen.has(id)) markets.push(m); // repeated across pages
+          seen.add(id);
+        });
+      });
       pages = r.pages;
       truncated = r.truncated;
     }

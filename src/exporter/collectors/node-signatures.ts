@@ -1,7 +1,7 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
 import { M } from '../catalogue.js';
-import { arr, enumValue, obj, str } from '../convert.js';
-import { walkPages, type Truncation } from '../http/paginate.js';
+import { enumValue, obj, str } from '../convert.js';
+import { walkConnection, type Truncation } from '../http/paginate.js';
 import type { Sample } from '../render.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -17,27 +17,16 @@ export class NodeSignaturesCollector implements Collector {
     for (const id of this.ids) {
       const byKind = new Map<string, number>();
       const sigs = new Set<string>();
-      const r = await walkPages(
-        async (after) => {
-          const q: [string, string][] = [['id', id], ['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
-          if (after !== undefined) q.push(['pagination.after', after]);
-          const res = await ctx.client.get('/api/v2/node/signatures', q, 'signatures', ctx.signal);
-          const conn = obj(obj(res.json, 'body').signatures, 'signatures');
-          const edges = arr(conn.edges, 'signatures.edges');
-          edges.forEach((e, i) => {
-            const n = obj(obj(e, `signatures.edges[${i}]`).node, `signatures.edges[${i}].node`);
-            const sig = str(n.sig, `signatures.edges[${i}].node.sig`);
-            if (sigs.has(sig)) return; // repeated across pages
-            sigs.add(sig);
-            const kind = enumValue(n.kind, `signatures.edges[${i}].node.kind`);
-            byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
-          });
-          const info = obj(conn.pageInfo, 'signatures.pageInfo');
-          return { edges: edges as never, pageInfo: { hasNextPage: info.hasNextPage === true, endCursor: str(info.endCursor, 'signatures.pageInfo.endCursor') } };
-        },
-        () => {},
-        { maxPages: ctx.maxPages },
-      );
+      const r = await walkConnection(ctx, { path: '/api/v2/node/signatures', key: 'signatures', endpoint: 'signatures', query: [['id', id]] }, (nodes, at) => {
+        nodes.forEach((node, i) => {
+          const n = obj(node, at(i));
+          const sig = str(n.sig, `${at(i)}.sig`);
+          if (sigs.has(sig)) return; // repeated across pages
+          sigs.add(sig);
+          const kind = enumValue(n.kind, `${at(i)}.kind`);
+          byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+        });
+      });
       pages += r.pages;
       truncated ??= r.truncated;
       for (const [kind, n] of [...byKind].sort()) samples.push({ metric: M.signatures, values: [ctx.target, id, kind], value: n });

@@ -5,8 +5,8 @@
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
 import { M } from '../catalogue.js';
-import { arr, enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
-import { walkPages } from '../http/paginate.js';
+import { enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { walkConnection } from '../http/paginate.js';
 import type { Sample } from '../render.js';
 import { oneHot, scaleDown } from '../scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
@@ -67,23 +67,12 @@ export class PositionsCollector implements Collector {
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const rows = new Map<string, PositionRow>();
     const filters: [string, string][] = [...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]), ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string])];
-    const r = await walkPages(
-      async (after) => {
-        const q: [string, string][] = [...filters, ['pagination.first', String(ctx.pageSize)], ['pagination.newestFirst', 'false']];
-        if (after !== undefined) q.push(['pagination.after', after]);
-        const res = await ctx.client.get('/api/v2/positions', q, 'positions', ctx.signal);
-        const conn = obj(obj(res.json, 'body').positions, 'positions');
-        const edges = arr(conn.edges, 'positions.edges');
-        edges.forEach((e, i) => {
-          const p = parsePosition(obj(e, `positions.edges[${i}]`).node, `positions.edges[${i}].node`);
-          rows.set(`${p.marketId}/${p.partyId}`, p); // a row repeated across pages counts once
-        });
-        const info = obj(conn.pageInfo, 'positions.pageInfo');
-        return { edges: edges as never, pageInfo: { hasNextPage: info.hasNextPage === true, endCursor: str(info.endCursor, 'positions.pageInfo.endCursor') } };
-      },
-      () => {},
-      { maxPages: ctx.maxPages },
-    );
+    const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, (nodes, at) => {
+      nodes.forEach((n, i) => {
+        const p = parsePosition(n, at(i));
+        rows.set(`${p.marketId}/${p.partyId}`, p); // a row repeated across pages counts once
+      });
+    });
     const samples: Sample[] = [];
     for (const p of rows.values()) {
       const market = await this.directory.market(ctx.client, p.marketId, ctx.signal);

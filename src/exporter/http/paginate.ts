@@ -2,6 +2,8 @@
  * Follow a data-node list to its end: first/after paging, a page cap, loop detection (a cursor seen
  * twice), and an honest report of whether the walk was truncated.
  */
+import { arr, obj, str } from '../convert.js';
+import { FieldError } from '../errors.js';
 
 export interface PageInfo {
   hasNextPage: boolean;
@@ -46,4 +48,39 @@ export async function walkPages(
     }
     after = next;
   }
+}
+
+/** What a collector needs to walk one data-node list. */
+export interface ConnectionWalk {
+  client: { get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal): Promise<{ json: unknown }> };
+  signal: AbortSignal;
+  pageSize: number;
+  maxPages: number;
+}
+
+/**
+ * Walk `GET path` oldest-first to the end: `{<key>: {edges:[{node}], pageInfo}}` pages, each page's
+ * nodes handed to `onNodes` with the JSON path of the first (for error messages).
+ */
+export async function walkConnection(
+  w: ConnectionWalk,
+  req: { path: string; key: string; endpoint: string; query?: readonly [string, string][]; startAfter?: string },
+  onNodes: (nodes: unknown[], path: (i: number) => string) => void,
+): Promise<WalkResult> {
+  const { key } = req;
+  return walkPages(
+    async (after) => {
+      const q: [string, string][] = [...(req.query ?? []), ['pagination.first', String(w.pageSize)], ['pagination.newestFirst', 'false']];
+      if (after !== undefined) q.push(['pagination.after', after]);
+      const res = await w.client.get(req.path, q, req.endpoint, w.signal);
+      const conn = obj(obj(res.json, 'body')[key], key);
+      const edges = arr(conn.edges, `${key}.edges`);
+      onNodes(edges.map((e, i) => obj(e, `${key}.edges[${i}]`).node), (i) => `${key}.edges[${i}].node`);
+      const info = obj(conn.pageInfo, `${key}.pageInfo`);
+      if (typeof info.hasNextPage !== 'boolean') throw new FieldError(`${key}.pageInfo.hasNextPage`, 'a boolean', info.hasNextPage);
+      return { edges: edges as Page['edges'], pageInfo: { hasNextPage: info.hasNextPage, endCursor: str(info.endCursor, `${key}.pageInfo.endCursor`) } };
+    },
+    () => {},
+    { maxPages: w.maxPages, ...(req.startAfter !== undefined ? { startAfter: req.startAfter } : {}) },
+  );
 }
