@@ -4,7 +4,13 @@
  */
 
 export type MetricType = 'gauge' | 'counter';
-export type CollectorName = 'statistics' | 'network_history' | 'key_rotations' | 'markets' | 'positions' | 'parties' | 'node_signatures' | 'orders' | 'exporter';
+export type CollectorName =
+  | 'statistics' | 'network_history' | 'consistency'
+  | 'key_rotations' | 'markets' | 'positions' | 'parties' | 'node_signatures' | 'orders'
+  | 'fleet' | 'exporter';
+
+/** Collectors whose series describe the network (label `network`), not one node (label `target`). */
+export const NETWORK_SCOPED: ReadonlySet<CollectorName> = new Set(['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders']);
 
 export interface MetricDef {
   name: string;
@@ -21,10 +27,12 @@ const STATS = 'GET /statistics';
 const cached = ' Polled and cached by the exporter.';
 
 function def(collector: CollectorName, name: string, type: MetricType, labels: readonly string[], unit: string, source: string, help: string): MetricDef {
-  return { name, type, labels, unit, source, collector, help: `${help} Source: ${source}.${collector === 'exporter' ? '' : cached}` };
+  const note = collector === 'exporter' ? '' : collector === 'fleet' ? ' Computed by the exporter from polled values.' : cached;
+  return { name, type, labels, unit, source, collector, help: `${help} Source: ${source}.${note}` };
 }
 
 const T = ['target'] as const;
+const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
 const POS = 'GET /api/v2/positions';
 const ORD = 'GET /api/v2/order/{id}';
@@ -40,6 +48,7 @@ export const M = {
   currentTimestamp: def('statistics', 'vega_current_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.currentTime`, "Core's wall clock when it answered; minus vega_block_timestamp_seconds gives block-time staleness."),
   genesisTimestamp: def('statistics', 'vega_genesis_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.genesisTime`, 'Genesis time of the chain; absent while the chain replays.'),
   coreStartTimestamp: def('statistics', 'vega_core_start_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.uptime`, 'When the core process started (the uptime field is a start time, not a duration).'),
+  blockStaleness: def('statistics', 'vega_block_time_staleness_seconds', 'gauge', T, 'seconds', `${STATS} statistics.currentTime minus statistics.vegaTime`, 'How far the current block\'s time trails core\'s clock: grows when the chain halts.'),
   blockDuration: def('statistics', 'vega_block_duration_seconds', 'gauge', T, 'seconds', `${STATS} statistics.blockDuration (ns)`, 'Time between the last two blocks.'),
   peers: def('statistics', 'vega_peers', 'gauge', T, 'peers', `${STATS} statistics.totalPeers`, 'Consensus peers connected to the node.'),
   backlog: def('statistics', 'vega_backlog_transactions', 'gauge', T, 'transactions', `${STATS} statistics.backlogLength`, 'Transactions waiting in the mempool.'),
@@ -69,61 +78,77 @@ export const M = {
   nhConnections: def('network_history', 'vega_network_history_connections', 'gauge', T, 'connections', 'GET /api/v2/networkhistory connectedPeers (entries)', 'Network-history connections, one per entry (a peer may hold several).'),
 
   // ---- key rotations -----------------------------------------------------------------------------
-  rotations: def('key_rotations', 'vega_key_rotations_total', 'counter', [...T, 'node_id'], 'rotations', 'GET /api/v2/vega/keys/rotations (all pages)', 'Key rotations per validator node over the whole history.'),
-  rotationLastHeight: def('key_rotations', 'vega_key_rotation_last_block_height', 'gauge', [...T, 'node_id'], 'blocks', 'GET /api/v2/vega/keys/rotations rotations.blockHeight', "Block height of the validator's last key rotation."),
+  rotations: def('key_rotations', 'vega_key_rotations_total', 'counter', [...N, 'node_id'], 'rotations', 'GET /api/v2/vega/keys/rotations (all pages)', 'Key rotations per validator node over the whole history.'),
+  rotationLastHeight: def('key_rotations', 'vega_key_rotation_last_block_height', 'gauge', [...N, 'node_id'], 'blocks', 'GET /api/v2/vega/keys/rotations rotations.blockHeight', "Block height of the validator's last key rotation."),
 
   // ---- markets -----------------------------------------------------------------------------------
-  marketsByState: def('markets', 'vega_markets', 'gauge', [...T, 'state'], 'markets', `${MK} state`, 'Markets by state; 0 for known states that have none.'),
-  marketsByMode: def('markets', 'vega_markets_by_trading_mode', 'gauge', [...T, 'trading_mode'], 'markets', `${MK} tradingMode`, 'Markets by trading mode; 0 for known modes that have none.'),
-  marketsOverLimit: def('markets', 'vega_markets_over_limit', 'gauge', T, '', `${MK} (count versus collectors.markets.max_markets)`, 'Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
-  marketInfo: def('markets', 'vega_market_info', 'gauge', [...T, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '', `${MK} id, tradableInstrument.instrument.{code,name,metadata.tags}, product`, 'Market identity; value always 1. settlement_asset is the asset id money is settled in (the quote asset for spot, whose quote_name is empty), tags are comma-joined.'),
-  marketState: def('markets', 'vega_market_state', 'gauge', [...T, 'market_id', 'state'], '', `${MK} state`, 'Market state: 1 for the current state, 0 for the other known states.'),
-  marketMode: def('markets', 'vega_market_trading_mode', 'gauge', [...T, 'market_id', 'trading_mode'], '', `${MK} tradingMode`, 'Trading mode: 1 for the current mode, 0 for the other known modes.'),
-  marketDecimals: def('markets', 'vega_market_decimal_places', 'gauge', [...T, 'market_id'], 'digits', `${MK} decimalPlaces`, 'Price decimal places: real price = price / 10^decimal_places.'),
-  marketPositionDecimals: def('markets', 'vega_market_position_decimal_places', 'gauge', [...T, 'market_id'], 'digits', `${MK} positionDecimalPlaces`, 'Position decimal places (may be negative): real size = size / 10^position_decimal_places.'),
-  marketFee: def('markets', 'vega_market_fee_factor', 'gauge', [...T, 'market_id', 'fee'], 'ratio', `${MK} fees.factors.{makerFee,infrastructureFee,liquidityFee}`, 'Fee factors as fractions of trade value.'),
-  marketSlippage: def('markets', 'vega_market_slippage_factor', 'gauge', [...T, 'market_id', 'kind'], 'ratio', `${MK} linearSlippageFactor, quadraticSlippageFactor`, 'Slippage factors used in margin.'),
-  marketLpPriceRange: def('markets', 'vega_market_lp_price_range', 'gauge', [...T, 'market_id'], 'ratio', `${MK} lpPriceRange (liquiditySlaParams.priceRange when absent)`, 'Liquidity provision price range.'),
-  marketTimestamp: def('markets', 'vega_market_timestamp_seconds', 'gauge', [...T, 'market_id', 'event'], 'seconds since epoch', `${MK} marketTimestamps.{proposed,pending,open,close}`, 'Market lifecycle times that are set (unset ones are absent).'),
-  marketAuctionDuration: def('markets', 'vega_market_opening_auction_duration_seconds', 'gauge', [...T, 'market_id'], 'seconds', `${MK} openingAuction.duration`, 'Opening auction duration.'),
-  marketAuctionVolume: def('markets', 'vega_market_opening_auction_volume', 'gauge', [...T, 'market_id'], 'contracts (raw)', `${MK} openingAuction.volume`, 'Minimum opening auction volume, in raw position units.'),
-  marketTriggers: def('markets', 'vega_market_price_monitoring_triggers', 'gauge', [...T, 'market_id'], 'triggers', `${MK} priceMonitoringSettings.parameters.triggers`, 'Number of price-monitoring triggers.'),
-  marketTargetStakeWindow: def('markets', 'vega_market_target_stake_time_window_seconds', 'gauge', [...T, 'market_id'], 'seconds', `${MK} liquidityMonitoringParameters.targetStakeParameters.timeWindow`, 'Target-stake time window.'),
-  marketTargetStakeScaling: def('markets', 'vega_market_target_stake_scaling_factor', 'gauge', [...T, 'market_id'], 'ratio', `${MK} liquidityMonitoringParameters.targetStakeParameters.scalingFactor`, 'Target-stake scaling factor.'),
-  marketRisk: def('markets', 'vega_market_risk_parameter', 'gauge', [...T, 'market_id', 'model', 'parameter'], '', `${MK} tradableInstrument.{logNormalRiskModel,simpleRiskModel}`, 'Risk-model parameters: model log_normal (tau, risk_aversion, mu, r, sigma) or simple (factor_long, factor_short, max_move_up, min_move_down, probability_of_trading).'),
-  marketMarginScaling: def('markets', 'vega_market_margin_scaling_factor', 'gauge', [...T, 'market_id', 'level'], 'ratio', `${MK} tradableInstrument.marginCalculator.scalingFactors`, 'Margin scaling factors: search, initial, collateral_release.'),
+  marketsByState: def('markets', 'vega_markets', 'gauge', [...N, 'state'], 'markets', `${MK} state`, 'Markets by state; 0 for known states that have none.'),
+  marketsByMode: def('markets', 'vega_markets_by_trading_mode', 'gauge', [...N, 'trading_mode'], 'markets', `${MK} tradingMode`, 'Markets by trading mode; 0 for known modes that have none.'),
+  marketsOverLimit: def('markets', 'vega_markets_over_limit', 'gauge', N, '', `${MK} (count versus collectors.markets.max_markets)`, 'Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
+  marketInfo: def('markets', 'vega_market_info', 'gauge', [...N, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '', `${MK} id, tradableInstrument.instrument.{code,name,metadata.tags}, product`, 'Market identity; value always 1. settlement_asset is the asset id money is settled in (the quote asset for spot, whose quote_name is empty), tags are comma-joined.'),
+  marketState: def('markets', 'vega_market_state', 'gauge', [...N, 'market_id', 'state'], '', `${MK} state`, 'Market state: 1 for the current state, 0 for the other known states.'),
+  marketMode: def('markets', 'vega_market_trading_mode', 'gauge', [...N, 'market_id', 'trading_mode'], '', `${MK} tradingMode`, 'Trading mode: 1 for the current mode, 0 for the other known modes.'),
+  marketDecimals: def('markets', 'vega_market_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} decimalPlaces`, 'Price decimal places: real price = price / 10^decimal_places.'),
+  marketPositionDecimals: def('markets', 'vega_market_position_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} positionDecimalPlaces`, 'Position decimal places (may be negative): real size = size / 10^position_decimal_places.'),
+  marketFee: def('markets', 'vega_market_fee_factor', 'gauge', [...N, 'market_id', 'fee'], 'ratio', `${MK} fees.factors.{makerFee,infrastructureFee,liquidityFee}`, 'Fee factors as fractions of trade value.'),
+  marketSlippage: def('markets', 'vega_market_slippage_factor', 'gauge', [...N, 'market_id', 'kind'], 'ratio', `${MK} linearSlippageFactor, quadraticSlippageFactor`, 'Slippage factors used in margin.'),
+  marketLpPriceRange: def('markets', 'vega_market_lp_price_range', 'gauge', [...N, 'market_id'], 'ratio', `${MK} lpPriceRange (liquiditySlaParams.priceRange when absent)`, 'Liquidity provision price range.'),
+  marketTimestamp: def('markets', 'vega_market_timestamp_seconds', 'gauge', [...N, 'market_id', 'event'], 'seconds since epoch', `${MK} marketTimestamps.{proposed,pending,open,close}`, 'Market lifecycle times that are set (unset ones are absent).'),
+  marketAuctionDuration: def('markets', 'vega_market_opening_auction_duration_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} openingAuction.duration`, 'Opening auction duration.'),
+  marketAuctionVolume: def('markets', 'vega_market_opening_auction_volume', 'gauge', [...N, 'market_id'], 'contracts (raw)', `${MK} openingAuction.volume`, 'Minimum opening auction volume, in raw position units.'),
+  marketTriggers: def('markets', 'vega_market_price_monitoring_triggers', 'gauge', [...N, 'market_id'], 'triggers', `${MK} priceMonitoringSettings.parameters.triggers`, 'Number of price-monitoring triggers.'),
+  marketTargetStakeWindow: def('markets', 'vega_market_target_stake_time_window_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} liquidityMonitoringParameters.targetStakeParameters.timeWindow`, 'Target-stake time window.'),
+  marketTargetStakeScaling: def('markets', 'vega_market_target_stake_scaling_factor', 'gauge', [...N, 'market_id'], 'ratio', `${MK} liquidityMonitoringParameters.targetStakeParameters.scalingFactor`, 'Target-stake scaling factor.'),
+  marketRisk: def('markets', 'vega_market_risk_parameter', 'gauge', [...N, 'market_id', 'model', 'parameter'], '', `${MK} tradableInstrument.{logNormalRiskModel,simpleRiskModel}`, 'Risk-model parameters: model log_normal (tau, risk_aversion, mu, r, sigma) or simple (factor_long, factor_short, max_move_up, min_move_down, probability_of_trading).'),
+  marketMarginScaling: def('markets', 'vega_market_margin_scaling_factor', 'gauge', [...N, 'market_id', 'level'], 'ratio', `${MK} tradableInstrument.marginCalculator.scalingFactors`, 'Margin scaling factors: search, initial, collateral_release.'),
 
   // ---- positions ---------------------------------------------------------------------------------
-  positionVolume: def('positions', 'vega_position_open_volume', 'gauge', [...T, 'market_id', 'party_id'], 'contracts', `${POS} openVolume / 10^positionDecimalPlaces`, 'Open volume, signed (negative is short), in contracts.'),
-  positionEntryPrice: def('positions', 'vega_position_average_entry_price', 'gauge', [...T, 'market_id', 'party_id'], 'quote units', `${POS} averageEntryPrice / 10^decimalPlaces`, 'Average entry price in the market\'s price units.'),
-  positionRealised: def('positions', 'vega_position_realised_pnl', 'gauge', [...T, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} realisedPnl / 10^asset decimals`, 'Realised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionUnrealised: def('positions', 'vega_position_unrealised_pnl', 'gauge', [...T, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} unrealisedPnl / 10^asset decimals`, 'Unrealised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionLossSoc: def('positions', 'vega_position_loss_socialisation', 'gauge', [...T, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} lossSocialisationAmount / 10^asset decimals`, 'Loss socialisation amount in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionStatus: def('positions', 'vega_position_status', 'gauge', [...T, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
-  positionUpdated: def('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...T, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
+  positionVolume: def('positions', 'vega_position_open_volume', 'gauge', [...N, 'market_id', 'party_id'], 'contracts', `${POS} openVolume / 10^positionDecimalPlaces`, 'Open volume, signed (negative is short), in contracts.'),
+  positionEntryPrice: def('positions', 'vega_position_average_entry_price', 'gauge', [...N, 'market_id', 'party_id'], 'quote units', `${POS} averageEntryPrice / 10^decimalPlaces`, 'Average entry price in the market\'s price units.'),
+  positionRealised: def('positions', 'vega_position_realised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} realisedPnl / 10^asset decimals`, 'Realised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionUnrealised: def('positions', 'vega_position_unrealised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} unrealisedPnl / 10^asset decimals`, 'Unrealised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionLossSoc: def('positions', 'vega_position_loss_socialisation', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} lossSocialisationAmount / 10^asset decimals`, 'Loss socialisation amount in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionStatus: def('positions', 'vega_position_status', 'gauge', [...N, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
+  positionUpdated: def('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...N, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
 
   // ---- parties -----------------------------------------------------------------------------------
-  parties: def('parties', 'vega_parties', 'gauge', T, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
-  partyExists: def('parties', 'vega_party_exists', 'gauge', [...T, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
+  parties: def('parties', 'vega_parties', 'gauge', N, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
+  partyExists: def('parties', 'vega_party_exists', 'gauge', [...N, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
 
   // ---- node signatures ---------------------------------------------------------------------------
-  signatures: def('node_signatures', 'vega_node_signatures', 'gauge', [...T, 'resource_id', 'kind'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, by kind.'),
-  signaturesCollected: def('node_signatures', 'vega_node_signatures_collected', 'gauge', [...T, 'resource_id'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, all kinds (0 when none).'),
+  signatures: def('node_signatures', 'vega_node_signatures', 'gauge', [...N, 'resource_id', 'kind'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, by kind.'),
+  signaturesCollected: def('node_signatures', 'vega_node_signatures_collected', 'gauge', [...N, 'resource_id'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, all kinds (0 when none).'),
 
   // ---- orders ------------------------------------------------------------------------------------
-  orderFound: def('orders', 'vega_order_found', 'gauge', [...T, 'order_id'], '', `${ORD} (404 is 0)`, 'Whether a listed order exists (1) or not (0).'),
-  orderInfo: def('orders', 'vega_order_info', 'gauge', [...T, 'order_id', 'market_id', 'party_id', 'side', 'type', 'time_in_force'], '', `${ORD} marketId, partyId, side, type, timeInForce`, 'Order identity; value always 1.'),
-  orderStatus: def('orders', 'vega_order_status', 'gauge', [...T, 'order_id', 'status'], '', `${ORD} status`, 'Order status: 1 for the current status, 0 for the other known ones.'),
-  orderSize: def('orders', 'vega_order_size', 'gauge', [...T, 'order_id'], 'contracts', `${ORD} size / 10^positionDecimalPlaces`, 'Order size in contracts.'),
-  orderRemaining: def('orders', 'vega_order_remaining', 'gauge', [...T, 'order_id'], 'contracts', `${ORD} remaining / 10^positionDecimalPlaces`, 'Unfilled size in contracts.'),
-  orderPrice: def('orders', 'vega_order_price', 'gauge', [...T, 'order_id'], 'quote units', `${ORD} price / 10^decimalPlaces`, "Limit price in the market's price units."),
-  orderVersion: def('orders', 'vega_order_version', 'gauge', [...T, 'order_id'], 'version', `${ORD} version (latest)`, 'Latest version of the order: 1 plus the number of amendments.'),
-  orderTimestamp: def('orders', 'vega_order_timestamp_seconds', 'gauge', [...T, 'order_id', 'event'], 'seconds since epoch', `${ORD} createdAt, updatedAt, expiresAt (unix ns; "0" is absent)`, 'Order times that are set: created, updated, expires.'),
+  orderFound: def('orders', 'vega_order_found', 'gauge', [...N, 'order_id'], '', `${ORD} (404 is 0)`, 'Whether a listed order exists (1) or not (0).'),
+  orderInfo: def('orders', 'vega_order_info', 'gauge', [...N, 'order_id', 'market_id', 'party_id', 'side', 'type', 'time_in_force'], '', `${ORD} marketId, partyId, side, type, timeInForce`, 'Order identity; value always 1.'),
+  orderStatus: def('orders', 'vega_order_status', 'gauge', [...N, 'order_id', 'status'], '', `${ORD} status`, 'Order status: 1 for the current status, 0 for the other known ones.'),
+  orderSize: def('orders', 'vega_order_size', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} size / 10^positionDecimalPlaces`, 'Order size in contracts.'),
+  orderRemaining: def('orders', 'vega_order_remaining', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} remaining / 10^positionDecimalPlaces`, 'Unfilled size in contracts.'),
+  orderPrice: def('orders', 'vega_order_price', 'gauge', [...N, 'order_id'], 'quote units', `${ORD} price / 10^decimalPlaces`, "Limit price in the market's price units."),
+  orderVersion: def('orders', 'vega_order_version', 'gauge', [...N, 'order_id'], 'version', `${ORD} version (latest)`, 'Latest version of the order: 1 plus the number of amendments.'),
+  orderTimestamp: def('orders', 'vega_order_timestamp_seconds', 'gauge', [...N, 'order_id', 'event'], 'seconds since epoch', `${ORD} createdAt, updatedAt, expiresAt (unix ns; "0" is absent)`, 'Order times that are set: created, updated, expires.'),
+
+  // ---- fleet signals (computed across targets) ----------------------------------------------------
+  targetNetwork: def('fleet', 'vega_target_network', 'gauge', [...T, 'network'], '', 'the exporter (chain id from GET /statistics, or the target\'s configured network)', 'Which network a target belongs to; value always 1.'),
+  networkHealthyTargets: def('fleet', 'vega_network_healthy_targets', 'gauge', N, 'targets', 'the exporter (targets whose last statistics poll succeeded)', 'Healthy targets per network.'),
+  fleetHeightLag: def('fleet', 'vega_fleet_block_height_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'GET /statistics statistics.blockHeight across the network\'s targets', 'How far this target\'s core height trails the highest among its network\'s healthy targets.'),
+  fleetChainIdMismatch: def('fleet', 'vega_fleet_chain_id_mismatch', 'gauge', [...T, 'group'], '', 'GET /statistics statistics.chainId across targets', 'Whether the target\'s chain id differs from the majority of its group (the configured network, or all targets without one).'),
+  fleetVersionMismatch: def('fleet', 'vega_fleet_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /statistics statistics.appVersion across the network\'s targets', 'Whether the target\'s app version differs from the majority of its network.'),
+  fleetDataAgreement: def('fleet', 'vega_fleet_data_agreement', 'gauge', [...T, 'network'], '', 'the consistency collector (market set and latest key rotation) across the network\'s targets', 'Whether the target\'s view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable.'),
 
   // ---- the exporter itself -----------------------------------------------------------------------
   collectorSuccess: def('exporter', 'vega_collector_success', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the collector\'s last poll succeeded (1) or failed (0).'),
   collectorDuration: def('exporter', 'vega_collector_duration_seconds', 'gauge', [...T, 'collector'], 'seconds', 'the exporter', "Duration of the collector's last poll."),
   collectorLastSuccess: def('exporter', 'vega_collector_last_success_timestamp_seconds', 'gauge', [...T, 'collector'], 'seconds since epoch', 'the exporter', "When the collector's last successful poll finished."),
+  netCollectorSuccess: def('exporter', 'vega_network_collector_success', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the network-scoped collector\'s last poll succeeded on some target (1) or on none (0).'),
+  netCollectorDuration: def('exporter', 'vega_network_collector_duration_seconds', 'gauge', [...N, 'collector'], 'seconds', 'the exporter', "Duration of the network-scoped collector's last poll, fail-overs included."),
+  netCollectorLastSuccess: def('exporter', 'vega_network_collector_last_success_timestamp_seconds', 'gauge', [...N, 'collector'], 'seconds since epoch', 'the exporter', "When the network-scoped collector's last successful poll finished."),
+  networkSource: def('exporter', 'vega_network_collector_source', 'gauge', [...N, 'collector', 'target'], '', 'the exporter', 'The target that answered the network-scoped collector\'s last successful poll; value always 1.'),
+  netUpstreamPages: def('exporter', 'vega_network_upstream_pages_total', 'counter', [...N, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched by network-scoped collectors.'),
+  netPaginationTruncated: def('exporter', 'vega_network_pagination_truncated', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the last walk of a network-scoped list stopped early: 1 means the series are incomplete.'),
+  probeSuccess: def('exporter', 'vega_probe_success', 'gauge', T, '', 'the exporter (/probe)', 'Whether every collector the probe ran succeeded.'),
+  probeDuration: def('exporter', 'vega_probe_duration_seconds', 'gauge', T, 'seconds', 'the exporter (/probe)', 'How long the probe took.'),
   upstreamRequests: def('exporter', 'vega_upstream_requests_total', 'counter', [...T, 'endpoint', 'status'], 'requests', 'the exporter', 'Requests to the data node by endpoint and HTTP status ("error" when no status came back).'),
   upstreamPages: def('exporter', 'vega_upstream_pages_total', 'counter', [...T, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched.'),
   paginationTruncated: def('exporter', 'vega_pagination_truncated', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the last walk of a paginated list stopped early (page cap or cursor loop): 1 means the series are incomplete.'),

@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
   });
-  const exporter = new Exporter(config, log);
+  const exporter = new Exporter(config, log, () => loadConfig(cli));
   let url: string;
   try {
     url = await exporter.start();
@@ -45,6 +45,12 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   log.info({ url: `${url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION }, 'serving metrics');
+  process.on('SIGHUP', () => {
+    exporter.reload().catch((err: unknown) => {
+      // A bad new configuration leaves the running one in force.
+      log.error({ code: err instanceof ConfigError ? err.code : 'UNEXPECTED', err: (err as Error).message }, 'reload failed; keeping the running configuration');
+    });
+  });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'stopping');

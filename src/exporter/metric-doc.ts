@@ -3,6 +3,7 @@ import { CATALOGUE, type MetricDef } from './catalogue.js';
 
 const TITLES: Record<MetricDef['collector'], string> = {
   statistics: 'statistics collector (`GET /statistics`, every 15 s by default)',
+  consistency: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
   network_history: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
   key_rotations: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
   markets: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
@@ -10,6 +11,7 @@ const TITLES: Record<MetricDef['collector'], string> = {
   parties: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
   node_signatures: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
   orders: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
+  fleet: 'fleet signals (computed across targets after each statistics and consistency poll)',
   exporter: 'the exporter itself',
 };
 

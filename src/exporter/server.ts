@@ -14,7 +14,10 @@ export interface ServerDeps {
   store: SeriesStore;
   self: Registry;
   runners: () => readonly CollectorRunner[];
-  maxConnections: number;
+  /** Collectors still waiting for their first poll. */
+  pending: () => string[];
+  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string }>;
+  reload: () => Promise<void>;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -44,8 +47,25 @@ export function createApp(deps: ServerDeps): express.Express {
     res.type('text/plain').send('ok\n');
   });
 
+  app.get('/probe', async (req, res) => {
+    const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
+    const query = new URL(req.originalUrl, 'http://x').searchParams;
+    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
+    res.status(out.status).set('content-type', out.status === 200 ? CONTENT_TYPE : 'text/plain; charset=utf-8').send(out.body);
+  });
+
+  app.post('/-/reload', async (_req, res) => {
+    try {
+      await deps.reload();
+      res.type('text/plain').send('reloaded\n');
+    } catch (err) {
+      // The old configuration stays in force.
+      res.status(400).type('text/plain').send(`reload failed: ${(err as Error).message}\n`);
+    }
+  });
+
   app.get('/readyz', (_req, res) => {
-    const pending = deps.runners().filter((r) => r.state.runs === 0).map((r) => `${r.target}/${r.collector.name}`);
+    const pending = deps.pending();
     if (pending.length === 0) res.type('text/plain').send('ready\n');
     else res.status(503).type('text/plain').send(`waiting for the first poll of: ${pending.join(', ')}\n`);
   });
@@ -57,7 +77,7 @@ export function createApp(deps: ServerDeps): express.Express {
         const s = r.state;
         const status = s.runs === 0 ? 'pending' : s.success ? 'ok' : `failing (${s.lastErrorCode ?? 'error'})`;
         const last = s.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : '-';
-        return `<tr><td>${esc(r.target)}</td><td>${esc(r.collector.name)}</td><td>${esc(status)}</td><td>${esc(last)}</td></tr>`;
+        return `<tr><td>${esc(r.scopeValue)}</td><td>${esc(r.collector.name)}</td><td>${esc(status)}</td><td>${esc(last)}</td></tr>`;
       })
       .join('\n');
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>

@@ -38,6 +38,10 @@ export class SeriesStore {
     return this.entries.has(key);
   }
 
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+
   /** Drop entries past their maximum age, so Prometheus sees the series go stale. */
   expire(now: number): string[] {
     const dropped: string[] = [];
@@ -58,16 +62,24 @@ export class SeriesStore {
 
   /** The exposition text of every live entry, families in catalogue order. */
   render(): Buffer {
-    if (this.body) return this.body;
+    if (!this.body) this.body = this.assemble(() => true);
+    return this.body;
+  }
+
+  /** The exposition text of the entries whose key passes `keep` (uncached: probes). */
+  renderFiltered(keep: (key: string) => boolean): Buffer {
+    return this.assemble(keep);
+  }
+
+  private assemble(keep: (key: string) => boolean): Buffer {
     const parts: string[] = [];
-    const entries = [...this.entries.keys()].sort().map((k) => this.entries.get(k) as Entry);
+    const entries = [...this.entries.keys()].filter(keep).sort().map((k) => this.entries.get(k) as Entry);
     for (const m of this.order) {
       let lines = '';
       for (const e of entries) lines += e.fragments.get(m) ?? '';
       if (lines !== '') parts.push(header(m), lines);
     }
-    this.body = Buffer.from(parts.join(''), 'utf8');
-    return this.body;
+    return Buffer.from(parts.join(''), 'utf8');
   }
 
   renderGzip(): Buffer {

@@ -1,7 +1,7 @@
 /** The catalogue follows Prometheus naming rules, avoids the node software's names, and matches the docs. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, RESERVED_PREFIXES } from '../../src/exporter/catalogue.js';
+import { CATALOGUE, NETWORK_SCOPED, RESERVED_PREFIXES } from '../../src/exporter/catalogue.js';
 import { renderMetricDoc } from '../../src/exporter/metric-doc.js';
 
 describe('metric catalogue', () => {
@@ -14,10 +14,10 @@ describe('metric catalogue', () => {
     if (m.unit === 'bytes') expect(m.name).toMatch(/_bytes$/);
     for (const p of RESERVED_PREFIXES) expect(m.name.startsWith(p), `${m.name} collides with ${p}*`).toBe(false);
     expect(m.help).toContain('Source:');
-    if (m.collector !== 'exporter') {
-      expect(m.labels[0]).toBe('target');
-      expect(m.help).toContain('Polled and cached');
-    }
+    // Node-scoped series say which target they describe; network-scoped ones which network.
+    if (NETWORK_SCOPED.has(m.collector)) expect(m.labels[0]).toBe('network');
+    else if (m.collector === 'statistics' || m.collector === 'network_history') expect(m.labels[0]).toBe('target');
+    if (m.collector !== 'exporter' && m.collector !== 'fleet') expect(m.help).toContain('Polled and cached');
   });
 
   it('names are unique', () => {

@@ -22,13 +22,15 @@ async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulato
   return s;
 }
 async function exporter(url: string, collectors: object): Promise<RunningExporter> {
-  const off = { statistics: { enabled: false }, network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false } };
+  // Statistics stays on: it tells the exporter which network (chain id) a target belongs to.
+  const off = { network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false } };
   const e = await startExporter(url, { collectors: { ...off, ...collectors } });
   cleanup.push(() => e.stop());
   return e;
 }
 const scale = (v: bigint, d: number): number => (d >= 0 ? Number(v) / 10 ** d : Number(v) * 10 ** -d);
-const T = { target: 'node1' };
+const T = { network: 'vega-mainnet-0011' };
+const NODE = { target: 'node1' };
 
 function checkMarket(m: Scrape, r: MarketRec): void {
   const id = { ...T, market_id: r.id };
@@ -83,7 +85,7 @@ describe('markets', () => {
     const s = await sim({ seed: 50, markets: 14 });
     const e = await exporter(s.url, { markets: { enabled: true } });
     const m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
     for (const st of MARKET_STATE) expect(m.value('vega_markets', { ...T, state: st })).toBe(s.net.markets.filter((x) => x.state === st).length);
     for (const md of TRADING_MODE) expect(m.value('vega_markets_by_trading_mode', { ...T, trading_mode: md })).toBe(s.net.markets.filter((x) => x.tradingMode === md).length);
@@ -95,13 +97,13 @@ describe('markets', () => {
     const s = await sim({ seed: 51, markets: 7, faults: { marketsLegacy404: true } });
     const e = await exporter(s.url, { markets: { enabled: true } });
     let m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
-    expect(m.value('vega_upstream_requests_total', { ...T, endpoint: 'markets', status: '404' })).toBe(1);
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1);
     await e.poll('markets');
     m = await scrape(e.url);
-    expect(m.value('vega_upstream_requests_total', { ...T, endpoint: 'markets', status: '404' })).toBe(1); // not asked again
-    expect(m.value('vega_upstream_requests_total', { ...T, endpoint: 'markets', status: '200' })).toBe(2);
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1); // not asked again
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
   });
 
   it('1,000 markets: the guard stops per-market series and says so; the counts stay', async () => {
@@ -146,7 +148,7 @@ describe('markets', () => {
     const s = await sim({ seed: 55, markets: 3, faults: { endpoints: { markets: { unknownEnums: true } } } });
     const e = await exporter(s.url, { markets: { enabled: true } });
     const m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     expect(m.value('vega_markets', { ...T, state: '99' })).toBe(3);
     expect(m.value('vega_market_state', { ...T, market_id: s.net.markets[0]!.id, state: '99' })).toBe(1);
   });
@@ -159,7 +161,7 @@ describe('positions', () => {
     const e = await exporter(s.url, { markets: { enabled: true }, positions: { party_ids: parties } });
     await e.poll('positions'); // after markets, for the directory (it also looks markets up itself)
     const m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'positions' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'positions' })).toBe(1);
     const expected = s.net.positions.filter((p) => parties.includes(p.partyId));
     expect(expected.length).toBeGreaterThan(2);
     expect(m.all('vega_position_open_volume')).toHaveLength(expected.length);
@@ -208,11 +210,11 @@ describe('parties, node signatures, orders', () => {
     const unknown = 'ab'.repeat(32);
     const e = await exporter(s.url, { parties: { enabled: true, party_ids: [known, unknown] } });
     const m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'parties' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'parties' })).toBe(1);
     expect(m.value('vega_parties', T)).toBe(12_345);
     expect(m.value('vega_party_exists', { ...T, party_id: known })).toBe(1);
     expect(m.value('vega_party_exists', { ...T, party_id: unknown })).toBe(0);
-    expect(m.value('vega_upstream_pages_total', { ...T, collector: 'parties' })).toBe(3);
+    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'parties' })).toBe(3);
   });
 
   it('node signatures: per listed resource, by kind; an id with none is 0', async () => {
@@ -242,7 +244,7 @@ describe('parties, node signatures, orders', () => {
     const ids = [...s.net.orders.map((o) => o.id).filter((id) => id !== amended.id), `${amended.id}@1`, unknown];
     const e = await exporter(s.url, { orders: { ids } });
     const m = await scrape(e.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'orders' })).toBe(1);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'orders' })).toBe(1);
     expect(m.value('vega_order_found', { ...T, order_id: unknown })).toBe(0);
     for (const o of s.net.orders) {
       const pinned = o.id === amended.id;
@@ -277,8 +279,8 @@ describe('all collectors at once', () => {
     cleanup.push(() => e.stop());
     await e.poll();
     const m = await scrape(e.url);
-    const collectors = ['statistics', 'network_history', 'key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders'];
-    for (const c of collectors) expect(m.value('vega_collector_success', { ...T, collector: c }), c).toBe(1);
+    for (const c of ['statistics', 'network_history', 'consistency']) expect(m.value('vega_collector_success', { ...NODE, collector: c }), c).toBe(1);
+    for (const c of ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders']) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
     promtoolClean(m.text);
   });
 });

@@ -95,17 +95,22 @@ describe('exported values match what the simulator served', () => {
       const cur = byNode.get(r.nodeId) ?? { n: 0, h: 0 };
       byNode.set(r.nodeId, { n: cur.n + 1, h: Math.max(cur.h, r.blockHeight) });
     }
-    expect(m.all('vega_key_rotations_total', t)).toHaveLength(byNode.size);
+    // Key rotations describe the network (its chain id), whichever node answered.
+    const net = { network: st.chainId };
+    expect(m.all('vega_key_rotations_total', net)).toHaveLength(byNode.size);
     for (const [node, { n, h }] of byNode) {
-      expect(m.value('vega_key_rotations_total', { ...t, node_id: node })).toBe(n);
-      expect(m.value('vega_key_rotation_last_block_height', { ...t, node_id: node })).toBe(h);
+      expect(m.value('vega_key_rotations_total', { ...net, node_id: node })).toBe(n);
+      expect(m.value('vega_key_rotation_last_block_height', { ...net, node_id: node })).toBe(h);
     }
-    for (const c of ['statistics', 'network_history', 'key_rotations']) {
+    for (const c of ['statistics', 'network_history']) {
       expect(m.value('vega_collector_success', { ...t, collector: c })).toBe(1);
       expect(m.value('vega_collector_last_success_timestamp_seconds', { ...t, collector: c })).toBeGreaterThan(Date.now() / 1000 - 10);
     }
+    expect(m.value('vega_network_collector_success', { ...net, collector: 'key_rotations' })).toBe(1);
+    expect(m.value('vega_network_collector_source', { ...net, collector: 'key_rotations', target: 'node1' })).toBe(1);
     expect(m.value('vega_upstream_requests_total', { ...t, endpoint: 'statistics', status: '200' })).toBeGreaterThanOrEqual(1);
-    expect(m.value('vega_pagination_truncated', { ...t, collector: 'key_rotations' })).toBe(0);
+    expect(m.value('vega_network_pagination_truncated', { ...net, collector: 'key_rotations' })).toBe(0);
+    expect(m.value('vega_target_network', { ...t, network: st.chainId })).toBe(1);
     expect(promtool(m.text).status).toBe(0);
   });
 
@@ -160,7 +165,7 @@ describe('failure and recovery', () => {
       expect(m.value('vega_collector_success', { ...t, collector: 'statistics' }), JSON.stringify(fault)).toBe(0);
       expect(m.value('vega_up', t)).toBe(0);
       expect(m.value('vega_collector_success', { ...t, collector: 'network_history' })).toBe(1);
-      expect(m.value('vega_collector_success', { ...t, collector: 'key_rotations' })).toBe(1);
+      expect(m.value('vega_network_collector_success', { network: 'vega-mainnet-0011', collector: 'key_rotations' })).toBe(1);
       expect(m.value('vega_block_height', t)).toBeGreaterThan(0); // last good values, within max age
       expect(promtool(m.text).status).toBe(0);
       s.clearFaults();
@@ -183,10 +188,11 @@ describe('failure and recovery', () => {
     expect((await scrape(e.url)).value('vega_block_height', t)).toBeGreaterThan(0);
     await s1.close();
     const stoppedAt = Date.now();
-    await waitFor(async () => {
-      const m = await scrape(e.url);
-      return ['statistics', 'network_history', 'key_rotations'].every((c) => m.value('vega_collector_success', { ...t, collector: c }) === 0);
-    }, 5_000);
+    const net = { network: 'vega-mainnet-0011' };
+    const allSuccess = (m: Scrape, v: number): boolean =>
+      ['statistics', 'network_history'].every((c) => m.value('vega_collector_success', { ...t, collector: c }) === v) &&
+      m.value('vega_network_collector_success', { ...net, collector: 'key_rotations' }) === v;
+    await waitFor(async () => allSuccess(await scrape(e.url), 0), 5_000);
     expect(Date.now() - stoppedAt).toBeLessThan(2_500); // within one 1 s interval plus the poll's own time
     const failing = await scrape(e.url);
     expect(failing.value('vega_up', t)).toBe(0);
@@ -204,10 +210,7 @@ describe('failure and recovery', () => {
 
     const s2 = await sim({ seed: 25, port });
     await waitFor(async () => (await scrape(e.url)).value('vega_block_height', t) !== undefined, 5_000);
-    await waitFor(async () => {
-      const m = await scrape(e.url);
-      return ['statistics', 'network_history', 'key_rotations'].every((c) => m.value('vega_collector_success', { ...t, collector: c }) === 1);
-    }, 5_000);
+    await waitFor(async () => allSuccess(await scrape(e.url), 1), 5_000);
     expect((await scrape(e.url)).value('vega_up', t)).toBe(1);
     const lines = e.logs.parsed();
     // One line when each collector starts failing, one when it recovers: not one per failed poll.
@@ -245,7 +248,7 @@ describe('cost of a poll', () => {
   it('after the first walk of 100,000 rotations a key-rotation poll makes at most two requests', async () => {
     const clock = new ManualClock();
     const s = await sim({ seed: 27, now: clock.now, rotations: 100_000, rotationEveryBlocks: 0 });
-    const e = await exporter(s.url, { collectors: { statistics: { enabled: false }, network_history: { enabled: false }, key_rotations: { interval: '1m' } } });
+    const e = await exporter(s.url, { collectors: { network_history: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false }, key_rotations: { interval: '1m' } } });
     const first = s.requestCounts.get('rotations') ?? 0;
     expect(first).toBe(20); // 100,000 rows at 5,000 a page
     let m = await scrape(e.url);
@@ -267,7 +270,7 @@ describe('cost of a poll', () => {
     expect((s.requestCounts.get('rotations') ?? 0) - before).toBeLessThanOrEqual(2);
     m = await scrape(e.url);
     expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(100_002);
-    expect(m.value('vega_key_rotation_last_block_height', { target: 'node1', node_id: v.nodeId })).toBe(s.net.height + 2);
+    expect(m.value('vega_key_rotation_last_block_height', { network: 'vega-mainnet-0011', node_id: v.nodeId })).toBe(s.net.height + 2);
   });
 });
 

@@ -33,7 +33,7 @@ export async function startExporter(targetUrl: string, overrides: Partial<Config
   const exporter = new Exporter(config, createLogger(config.log.level, logs));
   const url = await exporter.start('127.0.0.1:0');
   // Wait for the first poll of each collector, as /readyz does.
-  for (let i = 0; i < 200 && exporter.runners.some((r) => r.state.runs === 0); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
     url,

@@ -69,6 +69,7 @@ export class RotationTally {
 
 export class KeyRotationsCollector implements Collector {
   readonly name = 'key_rotations' as const;
+  readonly scope = 'network' as const;
   private tally = new RotationTally();
   private pathIndex = 0;
 

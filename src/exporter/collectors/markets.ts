@@ -152,6 +152,7 @@ function codeOf(m: Json): string {
 
 export class MarketsCollector implements Collector {
   readonly name = 'markets' as const;
+  readonly scope = 'network' as const;
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
   private useV2 = false;
 

@@ -26,6 +26,7 @@ export function isNetworkHistoryDisabled(err: unknown): boolean {
 
 export const networkHistoryCollector: Collector = {
   name: 'network_history',
+  scope: 'node',
   upMetric: M.nhUp,
   async collect({ target, client, signal }) {
     try {

@@ -7,6 +7,7 @@ import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class NodeSignaturesCollector implements Collector {
   readonly name = 'node_signatures' as const;
+  readonly scope = 'network' as const;
 
   constructor(private readonly ids: readonly string[]) {}
 

@@ -48,6 +48,7 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
 
 export class OrdersCollector implements Collector {
   readonly name = 'orders' as const;
+  readonly scope = 'network' as const;
   private readonly refs: OrderRef[];
 
   constructor(ids: readonly string[], private readonly directory: Directory) {

@@ -11,6 +11,7 @@ import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class PartiesCollector implements Collector {
   readonly name = 'parties' as const;
+  readonly scope = 'network' as const;
 
   constructor(private readonly partyIds: readonly string[]) {}
 

@@ -61,6 +61,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 
 export class PositionsCollector implements Collector {
   readonly name = 'positions' as const;
+  readonly scope = 'network' as const;
 
   constructor(private readonly partyIds: readonly string[], private readonly marketIds: readonly string[], private readonly directory: Directory) {}
 

@@ -2,7 +2,7 @@
 import { M } from '../catalogue.js';
 import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../convert.js';
 import type { Sample } from '../render.js';
-import type { Collector } from './types.js';
+import type { Collector, NodeFacts } from './types.js';
 
 /** Chain states real nodes know; each gets a 0/1 series, plus any unknown state the node sends. */
 export const CHAIN_STATES = ['CHAIN_STATUS_UNSPECIFIED', 'CHAIN_STATUS_DISCONNECTED', 'CHAIN_STATUS_REPLAYING', 'CHAIN_STATUS_CONNECTED'];
@@ -50,6 +50,18 @@ const SUBSCRIPTIONS = [
   ['market_data', 'marketDataSubscriptions'],
 ] as const;
 
+/** The facts the fleet logic uses: chain id, version, core and data-node heights. */
+export function statisticsFacts(body: unknown, headers: Record<string, string | string[] | undefined>): NodeFacts {
+  const s = obj(obj(body, 'body').statistics, 'statistics');
+  const dn = headerU64(headers['x-block-height']);
+  return {
+    chainId: str(s.chainId, 'statistics.chainId'),
+    appVersion: str(s.appVersion, 'statistics.appVersion'),
+    height: u64(s.blockHeight, 'statistics.blockHeight'),
+    ...(dn !== undefined && dn > 0n ? { datanodeHeight: dn } : {}),
+  };
+}
+
 export function statisticsSamples(target: string, body: unknown, headers: Record<string, string | string[] | undefined>): Sample[] {
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const f = (k: string): unknown => s[k];
@@ -66,6 +78,9 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
     if (v !== undefined) push(m, v); // unset times are absent, not 0
   }
   push(M.blockDuration, nsToSeconds(u64(f('blockDuration'), 'statistics.blockDuration')));
+  const current = rfc3339Seconds(f('currentTime'), 'statistics.currentTime');
+  const block = rfc3339Seconds(f('vegaTime'), 'statistics.vegaTime');
+  if (current !== undefined && block !== undefined) push(M.blockStaleness, Math.max(0, current - block));
   for (const [kind, k] of SUBSCRIPTIONS) {
     // Older nodes omit some subscription counters; absent stays absent.
     if (k in s) push(M.subscriptions, u32(f(k), `statistics.${k}`), kind);
@@ -97,9 +112,10 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
 
 export const statisticsCollector: Collector = {
   name: 'statistics',
+  scope: 'node',
   upMetric: M.up,
   async collect({ target, client, signal }) {
     const res = await client.get('/statistics', [], 'statistics', signal);
-    return { samples: statisticsSamples(target, res.json, res.headers) };
+    return { samples: statisticsSamples(target, res.json, res.headers), facts: statisticsFacts(res.json, res.headers) };
   },
 };

@@ -29,6 +29,7 @@ interface Overrides {
   datanodeName?: string;
   listenAddress?: string;
   logLevel?: string;
+  shard?: string;
 }
 
 /** Each override: its flag, its environment variable, and where it lands in the config. */
@@ -37,6 +38,7 @@ const OVERRIDES = [
   { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
   { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
+  { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
 ] as const;
 
 export const USAGE = `Usage: datanode-exporter [flags]
@@ -45,10 +47,11 @@ export const USAGE = `Usage: datanode-exporter [flags]
   --config.file <path>           YAML config file (several targets, collectors, HTTP settings)
   --web.listen-address <addr>    where /metrics is served (default 127.0.0.1:19308)
   --log.level <level>            trace, debug, info, warn, error (default info)
+  --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
   --config.check                 validate the configuration and exit (0 valid, 2 invalid)
   --version, --help
 Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
-DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL (flags override them; they override the file).`;
+DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD (flags override them; they override the file).`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -64,6 +67,7 @@ export function parseCli(argv: string[]): CliOptions {
         'datanode.name': { type: 'string' },
         'web.listen-address': { type: 'string' },
         'log.level': { type: 'string' },
+        shard: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -146,6 +150,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   };
   if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
+  if (eff.shard !== undefined) raw.shard = eff.shard;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {

@@ -37,7 +37,11 @@ export const targetSchema = z.strictObject({
   url: httpUrl,
   /** Extra request headers (an API key for a gateway, say). Values are never logged. */
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string()).default({}),
+  /** Put the target in a named network (default: grouped by the chain id it reports). */
+  network: targetName.optional(),
 });
+export type TargetConfig = z.output<typeof targetSchema>;
+export const targetListSchema = z.array(targetSchema);
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const hex64 = z.string().regex(HEX64, { error: 'expected a 64-character lowercase hex id' });
@@ -60,9 +64,7 @@ function collectorSchema(interval: string, enabled: boolean) {
 
 export const configSchema = z
   .strictObject({
-    targets: z
-      .array(targetSchema, { error: 'expected at least one target (--datanode.url, or targets: in the config file)' })
-      .min(1, { error: 'expected at least one target (--datanode.url, or targets: in the config file)' }),
+    targets: z.array(targetSchema, { error: 'expected a list of targets' }).default([]),
     web: z
       .strictObject({
         listen_address: listenAddress.default('127.0.0.1:19308'),
@@ -86,11 +88,41 @@ export const configSchema = z
         max_pages: z.number().int().min(1).default(100),
       })
       .prefault({}),
+    /** Extra targets from YAML/JSON files, re-read when they change. */
+    discovery: z
+      .strictObject({ files: z.array(z.string().min(1)).default([]), refresh_interval: duration.prefault('30s') })
+      .prefault({}),
+    /** "i/n": keep only the targets whose name hashes to shard i of n (0-based). */
+    shard: z
+      .string()
+      .regex(/^\d+\/\d+$/, { error: 'expected i/n, e.g. 0/3' })
+      .refine((v) => {
+        const [i, n] = v.split('/').map(Number) as [number, number];
+        return n >= 1 && i < n;
+      }, { error: 'expected 0 <= i < n' })
+      .optional(),
+    probe: z
+      .strictObject({
+        /** /probe polls again when the cached data are older than this. */
+        max_age: duration.prefault('10s'),
+        /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
+        timeout: duration.prefault('10s'),
+        /** URL prefixes that /probe?target=<url> may reach besides the configured targets. */
+        allowed_urls: z.array(z.string().url()).default([]),
+      })
+      .prefault({}),
+    fleet: z
+      .strictObject({
+        /** Nodes whose data-node heights differ by more than this are not compared for data agreement. */
+        agreement_tolerance_blocks: z.number().int().min(0).default(10),
+      })
+      .prefault({}),
     collectors: z
       .strictObject({
         statistics: collectorSchema('15s', true),
         network_history: collectorSchema('15s', true),
         key_rotations: collectorSchema('60s', true),
+        consistency: collectorSchema('60s', true),
         markets: z
           .strictObject({
             enabled: z.boolean().default(true),
@@ -123,6 +155,9 @@ export const configSchema = z
       .prefault({}),
   })
   .superRefine((cfg, ctx) => {
+    if (cfg.targets.length === 0 && cfg.discovery.files.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['targets'], message: 'expected at least one target (--datanode.url, targets: in the config file, or discovery.files)' });
+    }
     const seen = new Set<string>();
     cfg.targets.forEach((t, i) => {
       if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}"` });

@@ -1,0 +1,112 @@
+/**
+ * Fleet logic, pure: which network each target belongs to, which target a network-scoped
+ * collector should ask first, and the cross-node signals (height lag, chain-id and version
+ * disagreement, data agreement).
+ */
+import { M } from './catalogue.js';
+import type { NodeFacts } from './collectors/types.js';
+import type { Sample } from './render.js';
+
+export interface TargetView {
+  name: string;
+  /** The network the configuration puts this target in, if any. */
+  configuredNetwork?: string | undefined;
+  /** The last statistics poll succeeded. */
+  healthy: boolean;
+  /** From the last successful statistics poll. */
+  facts?: NodeFacts | undefined;
+  /** From the last successful consistency poll. */
+  fingerprint?: { value: string; height?: bigint | undefined } | undefined;
+}
+
+/** The configured network, else the chain id (unknown while the node has not answered or replays). */
+export function networkOf(t: TargetView): string | undefined {
+  if (t.configuredNetwork) return t.configuredNetwork;
+  const id = t.facts?.chainId;
+  return id ? id : undefined;
+}
+
+/** Healthy targets first, freshest (highest data-node height, else core height) first. */
+export function candidateOrder(views: readonly TargetView[]): string[] {
+  const h = (t: TargetView): bigint => t.facts?.datanodeHeight ?? t.facts?.height ?? -1n;
+  return [...views]
+    .sort((a, b) => Number(b.healthy) - Number(a.healthy) || (h(b) > h(a) ? 1 : h(b) < h(a) ? -1 : 0) || (a.name < b.name ? -1 : 1))
+    .map((t) => t.name);
+}
+
+/**
+ * For each value, whether it disagrees: with a strict majority when there is one, and every value
+ * when there is none (nobody can be trusted). Unanimous values never disagree.
+ */
+export function disagreement(values: readonly string[]): boolean[] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  if (counts.size <= 1) return values.map(() => false);
+  let top: string | undefined;
+  for (const [v, n] of counts) if (n * 2 > values.length) top = v;
+  return values.map((v) => top === undefined || v !== top);
+}
+
+function groupBy<T>(items: readonly T[], key: (t: T) => string | undefined): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const it of items) {
+    const k = key(it);
+    if (k === undefined) continue;
+    const list = out.get(k);
+    if (list) list.push(it);
+    else out.set(k, [it]);
+  }
+  return out;
+}
+
+export function fleetSamples(views: readonly TargetView[], toleranceBlocks: number): Sample[] {
+  const out: Sample[] = [];
+  const byNetwork = groupBy(views, networkOf);
+  for (const [network, members] of [...byNetwork].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const healthy = members.filter((t) => t.healthy && t.facts?.height !== undefined);
+    for (const t of members) out.push({ metric: M.targetNetwork, values: [t.name, network], value: 1 });
+    out.push({ metric: M.networkHealthyTargets, values: [network], value: healthy.length });
+
+    const max = healthy.reduce((m, t) => (t.facts!.height! > m ? t.facts!.height! : m), 0n);
+    for (const t of healthy) out.push({ metric: M.fleetHeightLag, values: [t.name, network], value: Number(max - t.facts!.height!) });
+
+    const versioned = healthy.filter((t) => t.facts?.appVersion !== undefined);
+    disagreement(versioned.map((t) => t.facts!.appVersion!)).forEach((bad, i) => {
+      out.push({ metric: M.fleetVersionMismatch, values: [versioned[i]!.name, network], value: bad ? 1 : 0 });
+    });
+
+    // Data agreement among nodes at about the same height: a node far behind is not compared
+    // (its lag is reported by the height signals instead).
+    const printed = healthy.filter((t) => t.fingerprint !== undefined);
+    const heights = printed.map((t) => t.fingerprint!.height).filter((h): h is bigint => h !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const ref = heights[Math.floor(heights.length / 2)];
+    const comparable = printed.filter((t) => {
+      const h = t.fingerprint!.height;
+      if (h === undefined || ref === undefined) return true;
+      const d = h > ref ? h - ref : ref - h;
+      return d <= BigInt(toleranceBlocks);
+    });
+    disagreement(comparable.map((t) => t.fingerprint!.value)).forEach((bad, i) => {
+      out.push({ metric: M.fleetDataAgreement, values: [comparable[i]!.name, network], value: bad ? 0 : 1 });
+    });
+  }
+
+  // Chain ids are compared within a configured network, and across all targets that have none.
+  const groups = groupBy(views.filter((t) => t.healthy && t.facts?.chainId !== undefined), (t) => t.configuredNetwork ?? '*');
+  for (const [group, members] of groups) {
+    disagreement(members.map((t) => t.facts!.chainId!)).forEach((bad, i) => {
+      out.push({ metric: M.fleetChainIdMismatch, values: [members[i]!.name, group], value: bad ? 1 : 0 });
+    });
+  }
+  return out;
+}
+
+/** FNV-1a of a target name: stable across processes and versions, for sharding. */
+export function shardOf(name: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(name, 'utf8')) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % shards;
+}
