@@ -1,7 +1,7 @@
 /** Start the real exporter in-process against a URL, with logs captured in memory. */
 import { Writable } from 'node:stream';
 import { Exporter } from '../../src/exporter/app.js';
-import { configSchema, type ConfigInput } from '../../src/exporter/config/schema.js';
+import { configSchema, type Config, type ConfigInput } from '../../src/exporter/config/schema.js';
 import { createLogger } from '../../src/exporter/logger.js';
 
 export class LogCapture extends Writable {
@@ -27,10 +27,10 @@ export interface RunningExporter {
   poll: (collector?: string) => Promise<void>;
 }
 
-export async function startExporter(targetUrl: string, overrides: Partial<ConfigInput> = {}, level = 'info'): Promise<RunningExporter> {
+export async function startExporter(targetUrl: string, overrides: Partial<ConfigInput> = {}, level = 'info', loadConfig?: () => Config): Promise<RunningExporter> {
   const config = configSchema.parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
   const logs = new LogCapture();
-  const exporter = new Exporter(config, createLogger(config.log.level, logs));
+  const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
   // Wait for the first poll of each collector, as /readyz does.
   for (let i = 0; i < 200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));

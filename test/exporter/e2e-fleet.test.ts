@@ -1,0 +1,253 @@
+/**
+ * Fleet mode against real simulated nodes: a five-node fleet with one fault each, fail-over of
+ * network-scoped collectors, probes, discovery, reloads and shards.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/exporter/config/schema.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { Scrape, scrape } from '../helpers/expo.js';
+import { startExporter, waitFor, type RunningExporter } from '../helpers/exporter.js';
+import { ManualClock } from '../helpers/sim.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!().catch(() => {});
+});
+async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
+  const s = await startSimulator(opts);
+  cleanup.push(() => s.close());
+  return s;
+}
+async function exporter(...args: Parameters<typeof startExporter>): Promise<RunningExporter> {
+  const e = await startExporter(...args);
+  cleanup.push(() => e.stop());
+  return e;
+}
+const FAST = {
+  statistics: { interval: '1s' },
+  network_history: { enabled: false },
+  consistency: { interval: '1s' },
+  markets: { interval: '1s' },
+  key_rotations: { interval: '1s' },
+};
+const NET = 'vega-mainnet-0011';
+
+describe('a five-node fleet', () => {
+  it('singles out the halted, lagging, header-stripped and different-data nodes; network series survive the first node failing', async () => {
+    const base = { blockIntervalMs: 200, rotationEveryBlocks: 0, markets: 6 };
+    const nodes = {
+      halted: await sim({ ...base, seed: 7, faults: { halted: true } }),
+      lagging: await sim({ ...base, seed: 7, faults: { datanodeLagBlocks: 200 } }),
+      stripped: await sim({ ...base, seed: 7, faults: { stripFreshnessHeaders: true } }),
+      different: await sim({ ...base, seed: 8 }),
+      healthy: await sim({ ...base, seed: 7 }),
+    };
+    const targets = Object.entries(nodes).map(([name, s]) => ({ name, url: s.url }));
+    const e = await exporter('', { targets, collectors: FAST });
+    const ok = (m: Scrape, name: string, t: string): number | undefined => m.value(name, { target: t });
+    // Let the others run ahead of the halted node.
+    await waitFor(async () => ((await scrape(e.url)).value('vega_fleet_block_height_lag_blocks', { target: 'halted' }) ?? 0) > 10, 10_000);
+    await waitFor(async () => (await scrape(e.url)).value('vega_fleet_data_agreement', { target: 'different' }) === 0, 10_000);
+    const m = await scrape(e.url);
+
+    // Halted: behind the fleet, block time stale; the others are not.
+    expect(ok(m, 'vega_fleet_block_height_lag_blocks', 'halted')).toBeGreaterThan(10);
+    expect(ok(m, 'vega_block_time_staleness_seconds', 'halted')).toBeGreaterThan(1.5);
+    for (const t of ['lagging', 'stripped', 'different', 'healthy']) {
+      expect(ok(m, 'vega_fleet_block_height_lag_blocks', t), t).toBeLessThan(10);
+      expect(ok(m, 'vega_block_time_staleness_seconds', t), t).toBeLessThan(1);
+    }
+    // Lagging: the data node trails its core by 200 blocks.
+    expect(ok(m, 'vega_datanode_lag_blocks', 'lagging')).toBe(200);
+    for (const t of ['halted', 'different', 'healthy']) expect(ok(m, 'vega_datanode_lag_blocks', t), t).toBe(0);
+    // Stripped freshness headers: the data node's own position is unknown, not 0.
+    expect(ok(m, 'vega_datanode_block_height', 'stripped')).toBeUndefined();
+    expect(ok(m, 'vega_datanode_lag_blocks', 'stripped')).toBeUndefined();
+    expect(ok(m, 'vega_datanode_block_height', 'healthy')).toBeGreaterThan(0);
+    // Different data: disagrees with the majority at the same height; the others agree.
+    expect(m.value('vega_fleet_data_agreement', { target: 'different', network: NET })).toBe(0);
+    for (const t of ['stripped', 'healthy']) expect(m.value('vega_fleet_data_agreement', { target: t, network: NET }), t).toBe(1);
+    // Nobody disagrees on chain id or version; all five are in one network.
+    for (const t of Object.keys(nodes)) {
+      expect(ok(m, 'vega_fleet_chain_id_mismatch', t), t).toBe(0);
+      expect(ok(m, 'vega_fleet_version_mismatch', t), t).toBe(0);
+      expect(m.value('vega_target_network', { target: t, network: NET })).toBe(1);
+    }
+    expect(m.value('vega_network_healthy_targets', { network: NET })).toBe(5);
+
+    // Network-scoped series keep flowing when the node answering them fails.
+    const source = m.all('vega_network_collector_source', { network: NET, collector: 'markets' })[0]!.labels.target!;
+    expect(['halted', 'lagging', 'stripped', 'different', 'healthy']).toContain(source);
+    nodes[source as keyof typeof nodes].patchFaults({ endpoints: { '*': { error: 503 } } });
+    await waitFor(async () => {
+      const x = await scrape(e.url);
+      const now = x.all('vega_network_collector_source', { network: NET, collector: 'markets' })[0]?.labels.target;
+      return now !== undefined && now !== source && x.value('vega_network_collector_success', { network: NET, collector: 'markets' }) === 1 && x.value('vega_up', { target: source }) === 0;
+    }, 10_000);
+    const after = await scrape(e.url);
+    expect(after.value('vega_up', { target: source })).toBe(0);
+    expect(after.all('vega_market_info', { network: NET }).length).toBeGreaterThan(0);
+    expect(after.value('vega_network_collector_success', { network: NET, collector: 'key_rotations' })).toBe(1);
+  });
+});
+
+describe('probes', () => {
+  it('an unknown target is a 400 and nothing is sent upstream', async () => {
+    const s = await sim({ seed: 70, now: new ManualClock().now });
+    const e = await exporter(s.url, { collectors: FAST });
+    const before = [...s.requestCounts.values()].reduce((a, b) => a + b, 0);
+    for (const target of ['nope', s.url, 'http://169.254.169.254/latest/meta-data', '']) {
+      const r = await fetch(`${e.url}/probe?target=${encodeURIComponent(target)}`);
+      expect(r.status, target).toBe(400);
+    }
+    // Give any stray request time to land before counting.
+    await new Promise((r) => setTimeout(r, 100));
+    const during = [...s.requestCounts.values()].reduce((a, b) => a + b, 0);
+    // Scheduled polls may have run meanwhile; none of them carries a probe's mark.
+    expect(during - before).toBeLessThanOrEqual(6);
+    expect((await fetch(`${e.url}/probe?target=node1&collectors=bogus`)).status).toBe(400);
+  });
+
+  it('a configured target: fresh series of that target only, plus probe success and duration', async () => {
+    const c = new ManualClock();
+    const a = await sim({ seed: 71, now: c.now });
+    const b = await sim({ seed: 71, now: c.now });
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: { statistics: { interval: '1m' }, network_history: { interval: '1m' } }, probe: { max_age: '1s' } });
+    c.advance(5_000);
+    await new Promise((r) => setTimeout(r, 1_100)); // past the probe's max age
+    const before = a.requestCounts.get('statistics') ?? 0;
+    const r = await fetch(`${e.url}/probe?target=a&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '5' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('version=0.0.4');
+    const m = new Scrape(await r.text());
+    expect(a.requestCounts.get('statistics')).toBe(before + 1); // polled now: the cache was too old
+    expect(m.value('vega_block_height', { target: 'a' })).toBe(a.net.height);
+    expect(m.all('vega_block_height', { target: 'b' })).toHaveLength(0);
+    expect(m.has('vega_network_history_connected_peers')).toBe(false); // not asked for
+    expect(m.value('vega_probe_success', { target: 'a' })).toBe(1);
+    expect(m.value('vega_probe_duration_seconds', { target: 'a' })).toBeGreaterThan(0);
+  });
+
+  it('stays within the scrape deadline when the node is slow, and says it failed', async () => {
+    const s = await sim({ seed: 72, faults: { endpoints: { statistics: { latencyMs: 5_000 } } } });
+    const e = await exporter(s.url, { collectors: { statistics: { interval: '1m', timeout: '30s' }, network_history: { enabled: false } }, probe: { max_age: '1s' } });
+    await new Promise((r) => setTimeout(r, 1_100)); // the first poll's data are now older than max_age
+    const t0 = Date.now();
+    const r = await fetch(`${e.url}/probe?target=node1&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '1.5' } });
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    const m = new Scrape(await r.text());
+    expect(m.value('vega_probe_success', { target: 'node1' })).toBe(0);
+  });
+
+  it('an allowed URL can be probed; it stays out of /metrics', async () => {
+    const s = await sim({ seed: 73, now: new ManualClock().now });
+    const e = await exporter(s.url, { collectors: { statistics: { interval: '1m' } }, probe: { allowed_urls: ['http://127.0.0.1:'] } });
+    const other = await sim({ seed: 74, now: new ManualClock().now });
+    const r = await fetch(`${e.url}/probe?target=${encodeURIComponent(other.url)}&collectors=statistics`);
+    expect(r.status).toBe(200);
+    const m = new Scrape(await r.text());
+    expect(m.value('vega_probe_success')).toBe(1);
+    expect(m.all('vega_block_height')[0]!.value).toBe(other.net.height);
+    expect((await scrape(e.url)).all('vega_block_height')).toHaveLength(1);
+  });
+});
+
+describe('targets come and go without a restart', () => {
+  it('a discovery-file change adds and removes targets; unchanged targets keep their series', async () => {
+    const [a, b, c] = [await sim({ seed: 75 }), await sim({ seed: 75 }), await sim({ seed: 75 })];
+    const dir = mkdtempSync(join(tmpdir(), 'dne-sd-'));
+    const file = join(dir, 'targets.yaml');
+    writeFileSync(file, `- {name: b, url: "${b.url}"}\n`);
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], discovery: { files: [file], refresh_interval: '1s' }, collectors: FAST });
+    let m = await scrape(e.url);
+    expect(m.value('vega_up', { target: 'a' })).toBe(1);
+    expect(m.value('vega_up', { target: 'b' })).toBe(1);
+    const aRequests = a.requestCounts.get('statistics')!;
+
+    writeFileSync(file, JSON.stringify([{ name: 'c', url: c.url }]));
+    await waitFor(async () => {
+      const x = await scrape(e.url);
+      return x.value('vega_up', { target: 'c' }) === 1 && !x.has('vega_up') === false && x.all('vega_up', { target: 'b' }).length === 0;
+    }, 8_000);
+    m = await scrape(e.url);
+    expect(m.all('vega_block_height', { target: 'b' })).toHaveLength(0);
+    expect(m.all('vega_collector_success', { target: 'b' })).toHaveLength(0);
+    expect(m.value('vega_up', { target: 'a' })).toBe(1);
+    // a was never restarted: it kept polling on its schedule, and was never removed or re-added.
+    expect(a.requestCounts.get('statistics')!).toBeGreaterThan(aRequests);
+    const logs = e.logs.parsed();
+    expect(logs.filter((l) => l.target === 'a' && l.msg === 'target added')).toHaveLength(1);
+    expect(logs.filter((l) => l.target === 'a' && (l.msg === 'target removed' || l.msg === 'target changed'))).toHaveLength(0);
+
+    // A broken discovery file keeps the previous targets.
+    writeFileSync(file, '- {name: [oops');
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await scrape(e.url)).value('vega_up', { target: 'c' })).toBe(1);
+    expect(e.logs.parsed().some((l) => l.msg === 'discovery file rejected; keeping its previous targets')).toBe(true);
+  });
+
+  it('POST /-/reload applies a new config; a bad one answers 400 and changes nothing', async () => {
+    const [a, b] = [await sim({ seed: 76 }), await sim({ seed: 76 })];
+    let next: unknown = { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: FAST };
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST }, 'info', () => configSchema.parse(next));
+    const r = await fetch(`${e.url}/-/reload`, { method: 'POST' });
+    expect(r.status).toBe(200);
+    await waitFor(async () => (await scrape(e.url)).value('vega_up', { target: 'b' }) === 1, 5_000);
+    expect(e.logs.parsed().filter((l) => l.target === 'a' && l.msg === 'target added')).toHaveLength(1);
+
+    next = { targets: [{ name: 'a b', url: 'ftp://x' }] };
+    const bad = await fetch(`${e.url}/-/reload`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/reload failed/);
+    expect((await scrape(e.url)).value('vega_up', { target: 'b' })).toBe(1);
+  });
+});
+
+describe('SIGHUP', () => {
+  it('re-reads the config file of the running daemon', async () => {
+    const [a, b] = [await sim({ seed: 77 }), await sim({ seed: 77 })];
+    const dir = mkdtempSync(join(tmpdir(), 'dne-hup-'));
+    const file = join(dir, 'exporter.yaml');
+    writeFileSync(file, `targets: [{name: a, url: "${a.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', file, '--web.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanup.push(async () => {
+      child.kill('SIGKILL');
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor(() => out.includes('serving metrics'), 10_000);
+    const url = (JSON.parse(out.split('\n').find((l) => l.includes('serving metrics'))!) as { url: string }).url.replace(/\/metrics$/, '');
+    await waitFor(async () => (await scrape(url)).value('vega_up', { target: 'a' }) === 1, 5_000);
+    writeFileSync(file, `targets: [{name: a, url: "${a.url}"}, {name: b, url: "${b.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
+    child.kill('SIGHUP');
+    await waitFor(async () => (await scrape(url)).value('vega_up', { target: 'b' }) === 1, 5_000);
+    // A broken file is refused and the running configuration stays.
+    writeFileSync(file, 'targets: [{name: "bad name", url: 1}]\n');
+    child.kill('SIGHUP');
+    await waitFor(() => out.includes('reload failed; keeping the running configuration'), 5_000);
+    expect((await scrape(url)).value('vega_up', { target: 'b' })).toBe(1);
+    child.kill('SIGTERM');
+  });
+});
+
+describe('shards', () => {
+  it('two shards of the same fleet cover every target exactly once', async () => {
+    const targets = Array.from({ length: 24 }, (_, i) => ({ name: `dn-${i}`, url: 'http://127.0.0.1:9' }));
+    const off = { statistics: { interval: '1m' }, network_history: { enabled: false }, consistency: { enabled: false }, markets: { enabled: false }, key_rotations: { enabled: false } };
+    const s0 = await exporter('', { targets, shard: '0/2', collectors: off }, 'silent');
+    const s1 = await exporter('', { targets, shard: '1/2', collectors: off }, 'silent');
+    const k0 = [...s0.exporter.targets.keys()];
+    const k1 = [...s1.exporter.targets.keys()];
+    expect(k0.length).toBeGreaterThan(4);
+    expect(k1.length).toBeGreaterThan(4);
+    expect(k0.filter((k) => k1.includes(k))).toEqual([]);
+    expect(new Set([...k0, ...k1])).toEqual(new Set(targets.map((t) => t.name)));
+    // What each shard serves says the same.
+    const m0 = await scrape(s0.url);
+    expect(new Set(m0.all('vega_up').map((x) => x.labels.target))).toEqual(new Set(k0));
+  });
+});
