@@ -6,7 +6,6 @@
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { M, type CollectorName } from './catalogue.js';
 import { consistencyCollector } from './collectors/consistency.js';
 import { Directory } from './collectors/directory.js';
@@ -26,8 +25,8 @@ import { DatanodeClient } from './http/client.js';
 import type { Logger } from './logger.js';
 import { header, sampleLine, type Sample } from './render.js';
 import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './runner.js';
-import { createSelfRegistry } from './self-metrics.js';
-import { createApp, listen } from './server.js';
+import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
+import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
 import { SeriesStore } from './store.js';
 
 export const VERSION = '0.1.0';
@@ -185,12 +184,13 @@ const FLEET_KEY = '\u0000fleet';
 
 export class Exporter {
   readonly store = new SeriesStore();
-  readonly self: Registry;
+  readonly self: SelfMetrics;
   readonly targets = new Map<string, TargetRuntime>();
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
   private server: http.Server | undefined;
   private started = false;
+  private expiryTimer: NodeJS.Timeout | undefined;
   /** Probe targets given as allowed URLs: polled on demand only, kept apart from /metrics. */
   private readonly probeTargets = new Map<string, { rt: TargetRuntime; store: SeriesStore }>();
 
@@ -200,7 +200,7 @@ export class Exporter {
     /** Re-reads the configuration for SIGHUP and POST /-/reload; throws ConfigError when invalid. */
     private readonly loadConfig?: () => Config,
   ) {
-    this.self = createSelfRegistry(VERSION, () => this.store.seriesCount());
+    this.self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
     this.discovery = new Discovery(config.discovery.files, log);
   }
 
@@ -284,23 +284,41 @@ export class Exporter {
     this.store.set(FLEET_KEY, fleetSamples(views, this.config.fleet.agreement_tolerance_blocks), Date.now(), Infinity);
   }
 
-  async start(listenAddress = this.config.web.listen_address): Promise<string> {
+  /** Start polling: targets from the config and discovery, schedules, expiry. No HTTP server. */
+  async startCore(): Promise<void> {
     await this.discovery.refresh();
-    const app = createApp({
-      store: this.store,
-      self: this.self,
-      pending: () => this.pending(),
-      runners: () => this.runners,
-      probe: (q, timeout) => this.probe(q, timeout),
-      reload: () => this.reload(),
-    });
-    this.server = await listen(app, listenAddress, this.config.web.max_connections);
     this.started = true;
     await this.applyTargets();
-    for (const t of this.targets.values()) t.start();
     this.discovery.watch(this.config.discovery.refresh_interval, () => {
       void this.applyTargets();
     });
+    // Series past their maximum age disappear even when nothing else happens.
+    this.expiryTimer = setInterval(() => this.store.expire(Date.now()), 1000);
+    this.expiryTimer.unref();
+  }
+
+  /** The polled part of /metrics, cached by the store until it changes. */
+  polled(): PolledBody {
+    return { plain: this.store.render(), gzip: this.store.renderGzip(), version: this.store.version };
+  }
+
+  status(): RunnerStatus[] {
+    return this.runners.map((r) => ({ scope: r.scopeValue, collector: r.collector.name, runs: r.state.runs, success: r.state.success, lastSuccessMs: r.state.lastSuccessMs, lastErrorCode: r.state.lastErrorCode }));
+  }
+
+  /** Poll and serve in this thread (tests, and --web.single-thread). */
+  async start(listenAddress = this.config.web.listen_address): Promise<string> {
+    await this.self.refresh();
+    const handler = createHandler({
+      polled: () => this.polled(),
+      self: this.self,
+      status: () => this.status(),
+      pending: () => this.pending(),
+      probe: (q, timeout) => this.probe(q, timeout),
+      reload: () => this.reload(),
+    });
+    this.server = await listen(handler, listenAddress, this.config.web.max_connections);
+    await this.startCore();
     const a = this.server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     return `http://${host}:${a.port}`;
@@ -385,6 +403,7 @@ export class Exporter {
 
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
   async stop(): Promise<void> {
+    clearInterval(this.expiryTimer);
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
     await Promise.all([...this.targets.values()].map((t) => t.stop(false)));

@@ -3,6 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Exporter, VERSION } from './app.js';
+import { startThreaded } from './threaded.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
 
@@ -36,10 +37,19 @@ export async function main(argv: string[]): Promise<number> {
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
   });
-  const exporter = new Exporter(config, log, () => loadConfig(cli));
+  // Polling and rendering run in a worker thread; this thread only serves (--web.single-thread: both here).
+  let exporter: { reload: () => Promise<void>; stop: () => Promise<void> };
   let url: string;
   try {
-    url = await exporter.start();
+    if (cli.singleThread) {
+      const ex = new Exporter(config, log, () => loadConfig(cli));
+      url = await ex.start();
+      exporter = ex;
+    } else {
+      const t = await startThreaded(cli, config, log);
+      url = t.url;
+      exporter = t;
+    }
   } catch (err) {
     log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
     return 1;

@@ -1,7 +1,10 @@
 /**
- * The exporter's own process metrics (prom-client's defaults), rendered live on each scrape.
- * Nothing here shares a name with the catalogue's families.
+ * The exporter's own process metrics (prom-client's defaults). Rendering them takes a fraction of
+ * a millisecond, which is a lot next to sending a cached buffer, so the text is cached for a second
+ * and refreshed in the background: scrapes never wait for it. Nothing here shares a name with the
+ * catalogue's families.
  */
+import { gzipSync } from 'node:zlib';
 import { Registry, collectDefaultMetrics, Gauge } from 'prom-client';
 
 export function createSelfRegistry(version: string, seriesCount: () => number): Registry {
@@ -27,4 +30,35 @@ export function createSelfRegistry(version: string, seriesCount: () => number): 
     },
   });
   return registry;
+}
+
+export class SelfMetrics {
+  plain: Buffer = Buffer.alloc(0);
+  gzip: Buffer = gzipSync(Buffer.alloc(0));
+  version = 0;
+  private renderedAt = 0;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(private readonly registry: Registry, private readonly maxAgeMs = 1000) {}
+
+  /** Render now (the server awaits this once at start). */
+  async refresh(): Promise<void> {
+    this.refreshing ??= this.registry
+      .metrics()
+      .then((text) => {
+        this.plain = Buffer.from(text, 'utf8');
+        this.gzip = gzipSync(this.plain);
+        this.version += 1;
+        this.renderedAt = Date.now();
+      })
+      .finally(() => {
+        this.refreshing = undefined;
+      });
+    return this.refreshing;
+  }
+
+  /** Start a background refresh when the cached text is older than maxAge; never waits. */
+  touch(): void {
+    if (Date.now() - this.renderedAt > this.maxAgeMs) void this.refresh();
+  }
 }

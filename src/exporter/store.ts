@@ -19,6 +19,10 @@ export class SeriesStore {
   private body: Buffer | undefined;
   private gz: Buffer | undefined;
   private readonly order: readonly MetricDef[];
+  /** Bumped on every change; readers compare it to know when to re-read. */
+  version = 0;
+  /** Called after every change (the threaded exporter publishes from here). */
+  onChange: (() => void) | undefined;
 
   constructor(catalogue: readonly MetricDef[] = CATALOGUE) {
     this.order = catalogue;
@@ -58,6 +62,8 @@ export class SeriesStore {
   private invalidate(): void {
     this.body = undefined;
     this.gz = undefined;
+    this.version += 1;
+    this.onChange?.();
   }
 
   /** The exposition text of every live entry, families in catalogue order. */

@@ -18,6 +18,8 @@ export class ConfigError extends ExporterError {
 export interface CliOptions {
   configFile?: string;
   check: boolean;
+  /** Poll and serve on one thread (debugging; the default polls in a worker thread). */
+  singleThread: boolean;
   help: boolean;
   version: boolean;
   /** Flat overrides by config path, from flags. */
@@ -49,6 +51,7 @@ export const USAGE = `Usage: datanode-exporter [flags]
   --log.level <level>            trace, debug, info, warn, error (default info)
   --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
   --config.check                 validate the configuration and exit (0 valid, 2 invalid)
+  --web.single-thread            poll and serve on one thread (default: polling runs in a worker thread)
   --version, --help
 Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
 DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD (flags override them; they override the file).`;
@@ -63,6 +66,7 @@ export function parseCli(argv: string[]): CliOptions {
       options: {
         'config.file': { type: 'string' },
         'config.check': { type: 'boolean' },
+        'web.single-thread': { type: 'boolean' },
         'datanode.url': { type: 'string' },
         'datanode.name': { type: 'string' },
         'web.listen-address': { type: 'string' },
@@ -84,6 +88,7 @@ export function parseCli(argv: string[]): CliOptions {
   return {
     ...(v['config.file'] !== undefined ? { configFile: v['config.file'] } : {}),
     check: v['config.check'] === true,
+    singleThread: v['web.single-thread'] === true,
     help: v.help === true,
     version: v.version === true,
     overrides,

@@ -1,0 +1,120 @@
+/**
+ * The serving half of the threaded exporter. The main thread only answers HTTP from the latest
+ * body the worker posted; probes and reloads are forwarded to the worker and answered when it
+ * replies. The worker's pino logs go to the same stdout.
+ */
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { gzipSync } from 'node:zlib';
+import { VERSION } from './app.js';
+import type { CliOptions } from './config/load.js';
+import type { Config } from './config/schema.js';
+import type { Logger } from './logger.js';
+import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
+import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
+
+export type WorkerRequest =
+  | { type: 'probe'; id: number; query: string; timeout: number | undefined }
+  | { type: 'reload'; id: number }
+  | { type: 'stop'; id: number };
+
+export type WorkerMessage =
+  | { type: 'snapshot'; plain: ArrayBuffer; gzip: ArrayBuffer; version: number; status: RunnerStatus[]; pending: string[]; series: number }
+  | { type: 'reply'; id: number; ok: boolean; status?: number; body?: string; error?: string };
+
+/** Omit that distributes over a union. */
+type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function workerEntry(): Worker {
+  const ts = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./worker${ts ? '.ts' : '.js'}`, import.meta.url);
+  // Under tsx (development, tests) the worker needs tsx's loader registered inside it first.
+  return ts
+    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`, { eval: true, workerData: workerDataRef })
+    : new Worker(entry, { workerData: workerDataRef });
+}
+let workerDataRef: unknown;
+
+export interface ThreadedExporter {
+  url: string;
+  reload: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+export async function startThreaded(cli: CliOptions, config: Config, log: Logger): Promise<ThreadedExporter> {
+  workerDataRef = { cli };
+  const worker = workerEntry();
+  let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
+  let status: RunnerStatus[] = [];
+  let pending: string[] = ['the polling thread (starting)'];
+  let series = 0;
+  let nextId = 1;
+  const waiting = new Map<number, (m: Extract<WorkerMessage, { type: 'reply' }>) => void>();
+
+  worker.on('message', (m: WorkerMessage) => {
+    if (m.type === 'snapshot') {
+      polled = { plain: Buffer.from(m.plain), gzip: Buffer.from(m.gzip), version: m.version };
+      status = m.status;
+      pending = m.pending;
+      series = m.series;
+    } else {
+      waiting.get(m.id)?.(m);
+      waiting.delete(m.id);
+    }
+  });
+  let exited = false;
+  let stopping = false;
+  worker.on('error', (err) => log.fatal({ err: err.message }, 'polling thread failed'));
+  worker.on('exit', (code) => {
+    exited = true;
+    for (const w of waiting.values()) w({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
+    waiting.clear();
+    if (code !== 0 && !stopping) {
+      log.fatal({ code }, 'polling thread exited; stopping');
+      process.exit(1);
+    }
+  });
+
+  const ask = (req: Without<WorkerRequest, 'id'>): Promise<Extract<WorkerMessage, { type: 'reply' }>> =>
+    new Promise((resolve) => {
+      if (exited) return resolve({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
+      const id = nextId++;
+      waiting.set(id, resolve);
+      worker.postMessage({ ...req, id } as WorkerRequest);
+    });
+
+  const self = new SelfMetrics(createSelfRegistry(VERSION, () => series));
+  await self.refresh();
+  const handler = createHandler({
+    polled: () => polled,
+    self,
+    status: () => status,
+    pending: () => pending,
+    probe: async (query, timeout) => {
+      const r = await ask({ type: 'probe', query: query.toString(), timeout });
+      return r.ok ? { status: r.status!, body: r.body! } : { status: 500, body: `probe failed: ${r.error}\n` };
+    },
+    reload: async () => {
+      const r = await ask({ type: 'reload' });
+      if (!r.ok) throw new Error(r.error);
+    },
+  });
+  const server: http.Server = await listen(handler, config.web.listen_address, config.web.max_connections);
+  const a = server.address() as AddressInfo;
+  const url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+  return {
+    url,
+    reload: async () => {
+      const r = await ask({ type: 'reload' });
+      if (!r.ok) throw new Error(r.error);
+    },
+    stop: async () => {
+      stopping = true;
+      await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
+      await worker.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
