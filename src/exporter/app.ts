@@ -18,18 +18,21 @@ import { PartiesCollector } from './collectors/parties.js';
 import { PositionsCollector } from './collectors/positions.js';
 import { statisticsCollector } from './collectors/statistics.js';
 import type { Collector } from './collectors/types.js';
-import { intervalToCron, isEnabled, type CollectorConfig, type CollectorKey, type Config, type TargetConfig } from './config/schema.js';
+import { intervalToCron, isEnabled } from './config/settings.js';
+import type { CollectorConfig, CollectorKey, Config, TargetConfig } from './config/schema.js';
 import { Discovery } from './discovery.js';
 import { candidateOrder, fleetSamples, networkOf, shardOf, type TargetView } from './fleet.js';
 import { DatanodeClient } from './http/client.js';
 import type { Logger } from './logger.js';
 import { header, sampleLine, type Sample } from './render.js';
 import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './runner.js';
-import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
-import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
+// The server and prom-client are loaded only by start(): the polling worker needs neither.
+import type { SelfMetrics } from './self-metrics.js';
+import type { PolledBody, RunnerStatus } from './server.js';
 import { SeriesStore } from './store.js';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
+import { VERSION } from './version.js';
 
 const NODE_COLLECTORS = ['statistics', 'network_history', 'consistency'] as const;
 const NETWORK_COLLECTORS = ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders'] as const;
@@ -184,13 +187,14 @@ const FLEET_KEY = '\u0000fleet';
 
 export class Exporter {
   readonly store = new SeriesStore();
-  readonly self: SelfMetrics;
+  private self: SelfMetrics | undefined;
   readonly targets = new Map<string, TargetRuntime>();
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
   private server: http.Server | undefined;
   private started = false;
   private expiryTimer: NodeJS.Timeout | undefined;
+  private stopSelf: (() => void) | undefined;
   /** Probe targets given as allowed URLs: polled on demand only, kept apart from /metrics. */
   private readonly probeTargets = new Map<string, { rt: TargetRuntime; store: SeriesStore }>();
 
@@ -200,7 +204,6 @@ export class Exporter {
     /** Re-reads the configuration for SIGHUP and POST /-/reload; throws ConfigError when invalid. */
     private readonly loadConfig?: () => Config,
   ) {
-    this.self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
     this.discovery = new Discovery(config.discovery.files, log);
   }
 
@@ -308,10 +311,14 @@ export class Exporter {
 
   /** Poll and serve in this thread (tests, and --web.single-thread). */
   async start(listenAddress = this.config.web.listen_address): Promise<string> {
-    await this.self.refresh();
+    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }] = await Promise.all([import('./self-metrics.js'), import('./server.js')]);
+    const self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
+    this.self = self;
+    await self.refresh();
+    this.stopSelf = self.keepFresh();
     const handler = createHandler({
       polled: () => this.polled(),
-      self: this.self,
+      self,
       status: () => this.status(),
       pending: () => this.pending(),
       probe: (q, timeout) => this.probe(q, timeout),
@@ -404,6 +411,7 @@ export class Exporter {
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
   async stop(): Promise<void> {
     clearInterval(this.expiryTimer);
+    this.stopSelf?.();
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
     await Promise.all([...this.targets.values()].map((t) => t.stop(false)));

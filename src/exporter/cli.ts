@@ -1,8 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Exporter, VERSION } from './app.js';
+import { VERSION } from './version.js';
 import { startThreaded } from './threaded.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
@@ -42,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
   let url: string;
   try {
     if (cli.singleThread) {
+      const { Exporter } = await import('./app.js'); // the threaded path loads it only in the worker
       const ex = new Exporter(config, log, () => loadConfig(cli));
       url = await ex.start();
       exporter = ex;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import { targetListSchema, type TargetConfig } from './config/schema.js';
+import type { TargetConfig } from './config/schema.js';
 import type { Logger } from './logger.js';
 
 interface FileState {
@@ -49,6 +49,8 @@ export class Discovery {
         continue;
       }
       const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
+      // Loaded on first use: an exporter without discovery files never needs the schema library here.
+      const { targetListSchema } = await import('./config/schema.js');
       const parsed = targetListSchema.safeParse(list ?? []);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;

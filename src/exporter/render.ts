@@ -46,9 +46,19 @@ export function sampleLine(s: Sample): string {
   return `${out} ${formatValue(s.value)}\n`;
 }
 
-/** Group samples into per-family text fragments (sample lines only, no headers). */
+/**
+ * Group samples into per-family text fragments (sample lines only, no headers). Lines are joined
+ * once per family: appending string by string would leave V8 rope strings several times the size
+ * of the text, held for as long as the fragment lives.
+ */
 export function fragments(samples: readonly Sample[]): Map<MetricDef, string> {
+  const lines = new Map<MetricDef, string[]>();
+  for (const s of samples) {
+    const list = lines.get(s.metric);
+    if (list) list.push(sampleLine(s));
+    else lines.set(s.metric, [sampleLine(s)]);
+  }
   const out = new Map<MetricDef, string>();
-  for (const s of samples) out.set(s.metric, (out.get(s.metric) ?? '') + sampleLine(s));
+  for (const [m, l] of lines) out.set(m, l.join(''));
   return out;
 }

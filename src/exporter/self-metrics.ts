@@ -61,4 +61,11 @@ export class SelfMetrics {
   touch(): void {
     if (Date.now() - this.renderedAt > this.maxAgeMs) void this.refresh();
   }
+
+  /** Keep the cached text at most maxAge old even between rare scrapes. */
+  keepFresh(): () => void {
+    const t = setInterval(() => void this.refresh(), this.maxAgeMs);
+    t.unref();
+    return () => clearInterval(t);
+  }
 }

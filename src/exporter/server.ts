@@ -3,7 +3,7 @@
  * (express costs several times the raw server's throughput on a hot path like this); everything
  * else (landing page, /readyz, /probe, /-/reload) goes through express.
  */
-import express from 'express';
+import type express from 'express';
 import http from 'node:http';
 import { CONTENT_TYPE } from './render.js';
 import type { SelfMetrics } from './self-metrics.js';
@@ -38,35 +38,21 @@ export interface ServerDeps {
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * The full /metrics body, plain and gzip, rebuilt only when the polled part or the self-metrics
- * change. Two gzip members back to back are one valid gzip stream (RFC 1952), so the large polled
- * part is compressed once per change, not per scrape.
+ * The two parts of a /metrics answer: the polled body (rendered and gzipped once per change) and
+ * the self-metrics (re-rendered once a second). They are written back to back, never copied into
+ * one buffer; two gzip members back to back are one valid gzip stream (RFC 1952).
  */
-export class MetricsResponse {
-  private key = '';
-  private plain = Buffer.alloc(0);
-  private gz = Buffer.alloc(0);
-
-  constructor(private readonly deps: Pick<ServerDeps, 'polled' | 'self'>) {}
-
-  get(gzip: boolean): Buffer {
-    const p = this.deps.polled();
-    const s = this.deps.self;
-    s.touch();
-    const key = `${p.version}/${s.version}`;
-    if (key !== this.key) {
-      this.plain = Buffer.concat([p.plain, s.plain]);
-      this.gz = Buffer.concat([p.gzip, s.gzip]);
-      this.key = key;
-    }
-    return gzip ? this.gz : this.plain;
-  }
+export function metricsParts(deps: Pick<ServerDeps, 'polled' | 'self'>, gzip: boolean): [Buffer, Buffer] {
+  const p = deps.polled();
+  deps.self.touch();
+  return gzip ? [p.gzip, deps.self.gzip] : [p.plain, deps.self.plain];
 }
 
 const PLAIN_HEADERS = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
 const GZIP_HEADERS = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
-export function createApp(deps: ServerDeps): express.Express {
+export async function createApp(deps: ServerDeps): Promise<express.Express> {
+  const { default: express } = await import('express');
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -86,12 +72,6 @@ export function createApp(deps: ServerDeps): express.Express {
       // The old configuration stays in force.
       res.status(400).type('text/plain').send(`reload failed: ${(err as Error).message}\n`);
     }
-  });
-
-  app.get('/readyz', (_req, res) => {
-    const pending = deps.pending();
-    if (pending.length === 0) res.type('text/plain').send('ready\n');
-    else res.status(503).type('text/plain').send(`waiting for the first poll of: ${pending.join(', ')}\n`);
   });
 
   app.get('/', (_req, res) => {
@@ -114,17 +94,22 @@ ${rows}
   return app;
 }
 
-/** The request listener: the hot paths by hand, the rest through express. */
+/**
+ * The request listener: the hot paths (what Prometheus and Kubernetes call) by hand; the rest
+ * through express, loaded on first use so an exporter nobody browses never pays for it.
+ */
 export function createHandler(deps: ServerDeps): http.RequestListener {
-  const app = createApp(deps);
-  const metrics = new MetricsResponse(deps);
+  let app: Promise<express.Express> | undefined;
   return (req, res) => {
     const url = req.url ?? '/';
     if ((req.method === 'GET' || req.method === 'HEAD') && (url === '/metrics' || url.startsWith('/metrics?'))) {
       const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-      const body = metrics.get(gzip);
-      res.writeHead(200, { ...(gzip ? GZIP_HEADERS : PLAIN_HEADERS), 'content-length': body.length });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      const [polled, self] = metricsParts(deps, gzip);
+      res.writeHead(200, { ...(gzip ? GZIP_HEADERS : PLAIN_HEADERS), 'content-length': polled.length + self.length });
+      if (req.method === 'HEAD') return void res.end();
+      res.cork();
+      res.write(polled);
+      res.end(self);
       return;
     }
     if (req.method === 'GET' && url === '/healthz') {
@@ -132,7 +117,20 @@ export function createHandler(deps: ServerDeps): http.RequestListener {
       res.end('ok\n');
       return;
     }
-    app(req, res);
+    if (req.method === 'GET' && url === '/readyz') {
+      const pending = deps.pending();
+      res.writeHead(pending.length === 0 ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+      return;
+    }
+    app ??= createApp(deps);
+    app.then(
+      (a) => a(req, res),
+      () => {
+        res.writeHead(500);
+        res.end();
+      },
+    );
   };
 }
 

@@ -77,15 +77,39 @@ export class SeriesStore {
     return this.assemble(keep);
   }
 
-  private assemble(keep: (key: string) => boolean): Buffer {
+  /**
+   * The full text written straight into a fresh ArrayBuffer that can be transferred to another
+   * thread without a copy (the threaded exporter). Not cached: the worker never serves it itself.
+   */
+  renderTransferable(): ArrayBuffer {
+    const parts = this.parts(() => true);
+    let size = 0;
+    for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+    const ab = new ArrayBuffer(size);
+    const view = Buffer.from(ab);
+    let off = 0;
+    for (const p of parts) off += view.write(p, off, 'utf8');
+    return ab;
+  }
+
+  private parts(keep: (key: string) => boolean): string[] {
     const parts: string[] = [];
     const entries = [...this.entries.keys()].filter(keep).sort().map((k) => this.entries.get(k) as Entry);
     for (const m of this.order) {
-      let lines = '';
-      for (const e of entries) lines += e.fragments.get(m) ?? '';
-      if (lines !== '') parts.push(header(m), lines);
+      let has = false;
+      for (const e of entries) {
+        const f = e.fragments.get(m);
+        if (f === undefined) continue;
+        if (!has) parts.push(header(m));
+        has = true;
+        parts.push(f);
+      }
     }
-    return Buffer.from(parts.join(''), 'utf8');
+    return parts;
+  }
+
+  private assemble(keep: (key: string) => boolean): Buffer {
+    return Buffer.from(this.parts(keep).join(''), 'utf8');
   }
 
   renderGzip(): Buffer {

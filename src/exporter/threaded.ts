@@ -7,7 +7,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import { VERSION } from './app.js';
+import { VERSION } from './version.js';
 import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './logger.js';
@@ -23,6 +23,12 @@ export type WorkerMessage =
   | { type: 'snapshot'; plain: ArrayBuffer; gzip: ArrayBuffer; version: number; status: RunnerStatus[]; pending: string[]; series: number }
   | { type: 'reply'; id: number; ok: boolean; status?: number; body?: string; error?: string };
 
+/**
+ * A small young generation: polls allocate in short bursts, and V8's default (up to 16 MiB per
+ * semi-space) keeps tens of MiB resident for garbage that a smaller one collects just as well.
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 3 };
+
 /** Omit that distributes over a union. */
 type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -31,8 +37,8 @@ function workerEntry(): Worker {
   const entry = new URL(`./worker${ts ? '.ts' : '.js'}`, import.meta.url);
   // Under tsx (development, tests) the worker needs tsx's loader registered inside it first.
   return ts
-    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`, { eval: true, workerData: workerDataRef })
-    : new Worker(entry, { workerData: workerDataRef });
+    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`, { eval: true, workerData: workerDataRef, resourceLimits: LIMITS })
+    : new Worker(entry, { workerData: workerDataRef, resourceLimits: LIMITS });
 }
 let workerDataRef: unknown;
 
@@ -43,7 +49,7 @@ export interface ThreadedExporter {
 }
 
 export async function startThreaded(cli: CliOptions, config: Config, log: Logger): Promise<ThreadedExporter> {
-  workerDataRef = { cli };
+  workerDataRef = { cli, config };
   const worker = workerEntry();
   let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
   let status: RunnerStatus[] = [];
@@ -86,6 +92,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
 
   const self = new SelfMetrics(createSelfRegistry(VERSION, () => series));
   await self.refresh();
+  const stopSelf = self.keepFresh();
   const handler = createHandler({
     polled: () => polled,
     self,
@@ -111,6 +118,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     },
     stop: async () => {
       stopping = true;
+      stopSelf();
       await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
       await worker.terminate();
       server.closeAllConnections();

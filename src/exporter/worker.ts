@@ -4,23 +4,30 @@
  * thread. After each change it posts the rendered body (plain and gzip) to the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { gzipSync } from 'node:zlib';
 import { Exporter } from './app.js';
-import { loadConfig, type CliOptions } from './config/load.js';
+import type { CliOptions } from './config/load.js';
+import type { Config } from './config/schema.js';
 import { createLogger } from './logger.js';
 import type { WorkerRequest, WorkerMessage } from './threaded.js';
 
 const port = parentPort!;
-const cli = (workerData as { cli: CliOptions }).cli;
-const config = loadConfig(cli);
+// The main thread validated the configuration; the worker loads the schema only to reload it.
+const { cli, config } = workerData as { cli: CliOptions; config: Config };
 const log = createLogger(config.log.level);
-const exporter = new Exporter(config, log, () => loadConfig(cli));
+let load: ((c: CliOptions) => Config) | undefined;
+const exporter = new Exporter(config, log, () => {
+  if (!load) throw new Error('configuration loader not ready');
+  return load(cli);
+});
 
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
-/** A private copy whose memory can move to the main thread without copying again. */
-function transferable(buf: Buffer): ArrayBuffer {
-  const ab = new ArrayBuffer(buf.length);
-  new Uint8Array(ab).set(buf);
+/** Gzip into a fresh ArrayBuffer (a pooled Buffer's memory cannot be transferred). */
+function gzipTransferable(plain: ArrayBuffer): ArrayBuffer {
+  const gz = gzipSync(new Uint8Array(plain));
+  const ab = new ArrayBuffer(gz.length);
+  new Uint8Array(ab).set(gz);
   return ab;
 }
 
@@ -31,10 +38,9 @@ function publish(): void {
   scheduled = true;
   setTimeout(() => {
     scheduled = false;
-    const p = exporter.polled();
-    const plain = transferable(p.plain);
-    const gzip = transferable(p.gzip);
-    post({ type: 'snapshot', plain, gzip, version: p.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [plain, gzip]);
+    const plain = exporter.store.renderTransferable();
+    const gzip = gzipTransferable(plain);
+    post({ type: 'snapshot', plain, gzip, version: exporter.store.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [plain, gzip]);
   }, 20);
 }
 exporter.store.onChange = publish;
@@ -49,7 +55,12 @@ port.on('message', (req: WorkerRequest) => {
       );
       break;
     case 'reload':
-      exporter.reload().then(
+      import('./config/load.js')
+        .then((m) => {
+          load = m.loadConfig;
+          return exporter.reload();
+        })
+        .then(
         () => {
           reply({ ok: true });
           publish();

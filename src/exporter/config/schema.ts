@@ -184,40 +184,10 @@ export const configSchema = z
     }
   });
 
-/** Collectors that watch listed ids are on when ids are listed, unless switched off explicitly. */
-export function isEnabled(cfg: Config, key: CollectorKey): boolean {
-  const c = cfg.collectors[key] as { enabled?: boolean };
-  if (c.enabled !== undefined) return c.enabled;
-  switch (key) {
-    case 'positions':
-      return cfg.collectors.positions.party_ids.length + cfg.collectors.positions.market_ids.length > 0;
-    case 'node_signatures':
-      return cfg.collectors.node_signatures.ids.length > 0;
-    case 'orders':
-      return cfg.collectors.orders.ids.length > 0;
-    default:
-      return true;
-  }
-}
-
 export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
+export { intervalToCron, isEnabled } from './settings.js';
+import { intervalToCron } from './settings.js';
 export type CollectorConfig = { enabled?: boolean; interval: number; timeout?: number | undefined; max_age?: number | undefined };
 export type CollectorKey = keyof Config['collectors'];
 
-/**
- * A node-cron (6-field) expression that fires every `ms`, aligned to the clock; undefined when
- * the interval does not divide a minute, an hour or a day evenly.
- */
-export function intervalToCron(ms: number): string | undefined {
-  if (ms % 1000 !== 0) return undefined;
-  const s = ms / 1000;
-  if (s < 60) return 60 % s === 0 ? (s === 1 ? '* * * * * *' : `*/${s} * * * * *`) : undefined;
-  if (s % 60 !== 0) return undefined;
-  const m = s / 60;
-  if (m < 60) return 60 % m === 0 ? (m === 1 ? '0 * * * * *' : `0 */${m} * * * *`) : undefined;
-  if (m % 60 !== 0) return undefined;
-  const h = m / 60;
-  if (h < 24) return 24 % h === 0 ? (h === 1 ? '0 0 * * * *' : `0 0 */${h} * * *`) : undefined;
-  return h === 24 ? '0 0 0 * * *' : undefined;
-}

@@ -38,6 +38,8 @@ export class DatanodeClient {
   private readonly bucket: TokenBucket;
   /** No request leaves before this time (ms): set by 429/403 answers, so a ban is never extended. */
   private blockedUntil = 0;
+  /** Requests sent and body bytes received on the wire (before gunzip), for benchmarks. */
+  readonly totals = { requests: 0, bytes: 0 };
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.url);
@@ -105,9 +107,11 @@ export class DatanodeClient {
       });
     } catch (err) {
       this.opts.onRequest?.(endpoint, 'error');
+      this.totals.requests += 1;
       throw classify(endpoint, err, signal);
     }
     this.opts.onRequest?.(endpoint, String(res.statusCode));
+    this.totals.requests += 1;
     const cap = this.opts.maxResponseBytes;
     let raw: Buffer;
     try {
@@ -121,6 +125,7 @@ export class DatanodeClient {
         chunks.push(chunk as Buffer);
       }
       raw = Buffer.concat(chunks, size);
+      this.totals.bytes += size;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
           raw = gunzipSync(raw, { maxOutputLength: cap });

@@ -1,0 +1,57 @@
+/** Load and latency measurement: wrk for throughput, an open-loop sampler for scrape latency. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+
+export interface LoadResult {
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+}
+
+function ms(v: string, unit: string): number {
+  const n = Number(v);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
+}
+
+/** wrk -c<concurrency> for `seconds`, one thread (the machine has two cores: one for the server). */
+export async function wrk(url: string, concurrency: number, seconds: number, gzip: boolean): Promise<LoadResult> {
+  const args = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency', '--timeout', '10s'];
+  if (gzip) args.push('-H', 'Accept-Encoding: gzip');
+  const { stdout } = await promisify(execFile)('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
+  const p = (q: string): number => {
+    const m = new RegExp(`^\\s+${q}%\\s+([\\d.]+)(us|ms|s|m)$`, 'm').exec(stdout);
+    return m ? ms(m[1]!, m[2]!) : NaN;
+  };
+  const errs = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
+  const sockErr = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const errors = Number(errs?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
+  return { rps, p50ms: p('50'), p99ms: p('99'), errors };
+}
+
+export function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** One scrape every `everyMs` for `seconds` (open loop, like Prometheus): latency percentiles. */
+export async function sampleLatency(url: string, seconds: number, everyMs: number): Promise<{ p50ms: number; p99ms: number; max: number; n: number }> {
+  const lat: number[] = [];
+  const inflight: Promise<void>[] = [];
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    inflight.push(
+      request(url, { headers: { 'accept-encoding': 'gzip' } }).then(async (r) => {
+        await r.body.arrayBuffer();
+        lat.push(performance.now() - t0);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  await Promise.all(inflight);
+  lat.sort((a, b) => a - b);
+  return { p50ms: quantile(lat, 0.5), p99ms: quantile(lat, 0.99), max: lat[lat.length - 1] ?? NaN, n: lat.length };
+}

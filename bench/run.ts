@@ -1,0 +1,269 @@
+/**
+ * `npm run bench [-- --quick]`: the exporter's cost side by side with the limit (raw node:http
+ * sending the same bytes) and with the usual way (prom-client rendering per request), all in one
+ * run on this machine. Prints a table and writes bench/results/<time>.json. Not part of the tests.
+ * Needs wrk (apt-get install -y wrk).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Exporter } from '../src/exporter/app.js';
+import { KeyRotationsCollector } from '../src/exporter/collectors/key-rotations.js';
+import { MarketsCollector } from '../src/exporter/collectors/markets.js';
+import { Directory } from '../src/exporter/collectors/directory.js';
+import type { Collector } from '../src/exporter/collectors/types.js';
+import { configSchema } from '../src/exporter/config/schema.js';
+import { DatanodeClient } from '../src/exporter/http/client.js';
+import { createLogger } from '../src/exporter/logger.js';
+import { quantile, sampleLatency, wrk, type LoadResult } from './lib/load.js';
+import { freePort, start, waitFor, type Proc } from './lib/procs.js';
+
+const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const QUICK = args.quick;
+const TSX = ['--import', 'tsx'];
+const results: Record<string, unknown> = { quick: QUICK, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, at: new Date().toISOString() };
+const log = (s: string): void => console.log(s);
+
+try {
+  execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+} catch (err) {
+  if ((err as { code?: string }).code === 'ENOENT') {
+    console.error('bench: wrk is needed for the throughput runs: apt-get install -y wrk');
+    process.exit(2);
+  }
+}
+if (!existsSync('dist/exporter/cli.js')) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+
+/** Markets per series target: one market is ~45 series; ~158 series are fixed (statistics, process). */
+const marketsFor = (series: number): number => Math.max(1, Math.round((series - 158) / 45));
+
+async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const proc = start(process.execPath, [...TSX, 'src/simulator/cli.ts', '--port', String(port), ...extra]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/statistics`)).ok, 60_000, 'simulator', proc);
+  return { proc, url };
+}
+
+async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, singleThread = false): Promise<{ proc: Proc; url: string; startupMs: number }> {
+  const port = await freePort();
+  const dir = join(tmpdir(), `dne-bench-${port}`);
+  mkdirSync(dir, { recursive: true });
+  const cfg = join(dir, 'config.yaml');
+  writeFileSync(cfg, `targets: [{name: bench, url: "${simUrl}"}]
+log: {level: warn}
+web: {listen_address: "127.0.0.1:${port}"}
+http: {max_response_bytes: 268435456, requests_per_second: 1000, burst: 1000}
+collectors:
+  markets: {interval: ${marketsInterval}, max_markets: 1000000}
+  consistency: {enabled: false}
+`);
+  const t0 = performance.now();
+  // As the bin, the image and npm start run it: with a 1 MiB young-generation semi-space.
+  const proc = start(process.execPath, ['--max-semi-space-size=1', 'dist/exporter/cli.js', '--config.file', cfg, ...(singleThread ? ['--web.single-thread'] : [])]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return (text.match(/^vega_market_info\{/gm)?.length ?? 0) === markets && (await fetch(`${url}/readyz`)).ok;
+  }, 120_000, 'exporter first complete /metrics', proc);
+  return { proc, url, startupMs: performance.now() - t0 };
+}
+
+async function startBaseline(script: string, file: string): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const proc = start(process.execPath, [...TSX, script, file, String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(url)).ok, 60_000, script, proc);
+  return { proc, url };
+}
+
+const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+const fmt = (n: number, d = 0): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+// ---- 1. Scrape cost ---------------------------------------------------------------------------
+async function scrapeCost(): Promise<void> {
+  const sizes = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const seconds = QUICK ? 2 : 5;
+  const rows: Record<string, unknown>[] = [];
+  log(`\n## Scrape cost (wrk, ${seconds} s per cell, one wrk thread)`);
+  log('| series | body | conc | enc | raw req/s | exporter req/s | prom-client req/s | exporter/raw | exporter/prom-client | exporter p50/p99 ms | raw p99 ms | prom-client p99 ms |');
+  log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const target of sizes) {
+    const markets = marketsFor(target);
+    const sim = await startSim(['--markets', String(markets), '--positions', '0', '--block-interval-ms', '1000']);
+    const ex = await startExporterProc(sim.url, markets, '1m');
+    // Resident memory before any load: after start-up and a few seconds of polling.
+    await new Promise((r) => setTimeout(r, 3000));
+    const rssOf = async (): Promise<number> => Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(`${ex.url}/metrics`)).text())?.[1]) / 2 ** 20;
+    const rssIdle = await rssOf();
+    const body = await (await fetch(`${ex.url}/metrics`)).text();
+    const series = body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+    const file = join(tmpdir(), `dne-bench-body-${target}.txt`);
+    writeFileSync(file, body);
+    const raw = await startBaseline('bench/servers/raw.ts', file);
+    const pc = await startBaseline('bench/servers/promclient.ts', file);
+    for (const conc of [1, 16]) {
+      for (const gzip of [false, true]) {
+        // Interleave the three servers so machine noise hits them alike.
+        const r: Record<string, LoadResult> = {};
+        for (const [name, url] of [['raw', raw.url], ['exporter', `${ex.url}/metrics`], ['promclient', pc.url]] as const) {
+          r[name] = await wrk(url, conc, seconds, gzip);
+        }
+        const row = { series, bodyBytes: Buffer.byteLength(body), conc, gzip, raw: r.raw, exporter: r.exporter, promclient: r.promclient, exporterOverRaw: r.exporter!.rps / r.raw!.rps, exporterOverPromclient: r.exporter!.rps / r.promclient!.rps };
+        rows.push(row);
+        log(`| ${series} | ${fmt(row.bodyBytes / 1024)} KiB | ${conc} | ${gzip ? 'gzip' : 'plain'} | ${fmt(r.raw!.rps)} | ${fmt(r.exporter!.rps)} | ${fmt(r.promclient!.rps)} | ${fmt(row.exporterOverRaw, 2)} | ${fmt(row.exporterOverPromclient, 1)} | ${fmt(r.exporter!.p50ms, 2)}/${fmt(r.exporter!.p99ms, 2)} | ${fmt(r.raw!.p99ms, 2)} | ${fmt(r.promclient!.p99ms, 1)} |`);
+      }
+    }
+    const rssLoaded = await rssOf();
+    (results.memory ??= []) as unknown[];
+    (results.memory as unknown[]).push({ series, rssIdleMiB: rssIdle, rssAfterLoadMiB: rssLoaded, startupMs: ex.startupMs });
+    log(`\nexporter at ${series} series: resident memory ${fmt(rssIdle, 1)} MiB before load, ${fmt(rssLoaded, 1)} MiB after the runs above; start to first complete /metrics ${fmt(ex.startupMs)} ms`);
+    for (const p of [raw, pc, ex, sim]) await p.proc.stop();
+  }
+  results.scrape = rows;
+}
+
+// ---- 2. Scrapes during polls ------------------------------------------------------------------
+async function scrapesDuringPolls(): Promise<void> {
+  const target = QUICK ? 10_000 : 100_000;
+  const markets = marketsFor(target);
+  const seconds = QUICK ? 8 : 20;
+  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop)`);
+  const sim = await startSim(['--markets', String(markets), '--positions', '0']);
+  log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy/idle |');
+  log('|---|---|---|---|---|---|---|');
+  const out: Record<string, unknown> = { series: target };
+  for (const single of [false, true]) {
+    const mode = single ? 'single thread' : 'polling thread (default)';
+    const idleEx = await startExporterProc(sim.url, markets, '1m', single);
+    const idle = await sampleLatency(`${idleEx.url}/metrics`, seconds, 20);
+    await idleEx.proc.stop();
+    const busyEx = await startExporterProc(sim.url, markets, '1s', single);
+    const busy = await sampleLatency(`${busyEx.url}/metrics`, seconds, 20);
+    const polls = /^vega_upstream_requests_total\{target="bench",endpoint="markets",status="200"\} (\d+)$/m.exec(await (await fetch(`${busyEx.url}/metrics`)).text());
+    await busyEx.proc.stop();
+    out[single ? 'singleThread' : 'threaded'] = { idle, busy, ratioP99: busy.p99ms / idle.p99ms, marketPolls: Number(polls?.[1] ?? NaN) };
+    log(`| ${mode} | idle | ${idle.n} | ${fmt(idle.p50ms, 2)} | ${fmt(idle.p99ms, 2)} | ${fmt(idle.max, 1)} | |`);
+    log(`| ${mode} | markets polled every second (${polls?.[1] ?? '?'} polls) | ${busy.n} | ${fmt(busy.p50ms, 2)} | ${fmt(busy.p99ms, 2)} | ${fmt(busy.max, 1)} | ${fmt(busy.p99ms / idle.p99ms, 2)} |`);
+  }
+  await sim.proc.stop();
+  results.duringPolls = out;
+  log('target: p99 during polls <= 2 x idle p99');
+}
+
+// ---- 2b. Resident memory by mode --------------------------------------------------------------
+async function residentMemory(): Promise<void> {
+  const sizes = QUICK ? [10_000] : [10_000, 100_000];
+  log('\n## Resident memory (exporter process, 10 s after start, before any load)');
+  log('| series | polling thread (default) MiB | single thread MiB |');
+  log('|---|---|---|');
+  const rows: Record<string, unknown>[] = [];
+  for (const target of sizes) {
+    const markets = marketsFor(target);
+    const sim = await startSim(['--markets', String(markets), '--positions', '0']);
+    const rss: number[] = [];
+    let series = 0;
+    for (const single of [false, true]) {
+      const ex = await startExporterProc(sim.url, markets, '15s', single);
+      await new Promise((r) => setTimeout(r, 10_000));
+      const text = await (await fetch(`${ex.url}/metrics`)).text();
+      series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+      rss.push(Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20);
+      await ex.proc.stop();
+    }
+    await sim.proc.stop();
+    rows.push({ series, threadedMiB: rss[0], singleThreadMiB: rss[1] });
+    log(`| ${series} | ${fmt(rss[0]!, 1)} | ${fmt(rss[1]!, 1)} |`);
+  }
+  results.residentMemory = rows;
+  log('target: under 100 MB at 10,000 series');
+}
+
+// ---- 3. Poll cost -----------------------------------------------------------------------------
+async function pollCost(): Promise<void> {
+  const n = QUICK ? 10 : 30;
+  log(`\n## Poll cost (steady state, median of ${n} polls; CPU is this process's, the simulator runs apart)`);
+  log('| collector | upstream size | requests/poll | KiB/poll | CPU ms/poll (median) |');
+  log('|---|---|---|---|---|');
+  const rows: Record<string, unknown>[] = [];
+  const cases: [string, string[], () => Collector, string][] = [
+    ['key_rotations', ['--rotations', '1000', '--rotation-every', '0'], () => new KeyRotationsCollector(), '1,000 rotations'],
+    ['key_rotations', ['--rotations', '100000', '--rotation-every', '0'], () => new KeyRotationsCollector(), '100,000 rotations'],
+    ['markets', ['--markets', '10'], () => new MarketsCollector({ maxMarkets: 1e6, allow: [], countsOnly: false }, new Directory()), '10 markets'],
+    ['markets', ['--markets', '1000', '--positions', '0'], () => new MarketsCollector({ maxMarkets: 1e6, allow: [], countsOnly: false }, new Directory()), '1,000 markets'],
+  ];
+  for (const [name, simArgs, make, label] of cases) {
+    const sim = await startSim(simArgs);
+    const client = new DatanodeClient({ url: sim.url, headers: {}, connectTimeoutMs: 5000, headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxResponseBytes: 2 ** 28, requestsPerSecond: 1000, burst: 1000, retries: 0 });
+    const c = make();
+    const ctx = () => ({ target: 'bench', client, signal: AbortSignal.timeout(60_000), pageSize: 5000, maxPages: 1000 });
+    await c.collect(ctx()); // the first walk
+    const reqs: number[] = [];
+    const bytes: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const [r0, b0, c0] = [client.totals.requests, client.totals.bytes, process.cpuUsage()];
+      await c.collect(ctx());
+      const d = process.cpuUsage(c0);
+      reqs.push(client.totals.requests - r0);
+      bytes.push(client.totals.bytes - b0);
+      cpu.push((d.user + d.system) / 1000);
+    }
+    const row = { collector: name, upstream: label, requests: median(reqs), kib: median(bytes) / 1024, cpuMs: median(cpu) };
+    rows.push(row);
+    log(`| ${name} | ${label} | ${row.requests} | ${fmt(row.kib, 1)} | ${fmt(row.cpuMs, 2)} |`);
+    await client.close();
+    await sim.proc.stop();
+  }
+  const [k1, k100] = [rows[0] as { requests: number; cpuMs: number }, rows[1] as { requests: number; cpuMs: number }];
+  log(`key rotations: requests at 100,000 / at 1,000 = ${k100.requests}/${k1.requests}; CPU ratio ${fmt(k100.cpuMs / k1.cpuMs, 2)} (target <= 1.5)`);
+  results.pollCost = rows;
+}
+
+// ---- 4. Memory over many polls ----------------------------------------------------------------
+async function memoryGrowth(): Promise<void> {
+  const polls = QUICK ? 200 : 1000;
+  const target = 10_000;
+  const markets = marketsFor(target);
+  log(`\n## Memory over ${polls} polls (in-process exporter, ${target} series, every collector polled each round)`);
+  const sim = await startSim(['--markets', String(markets), '--positions', '0', '--block-interval-ms', '50', '--rotation-every', '20']);
+  const config = configSchema.parse({ targets: [{ name: 'bench', url: sim.url }], log: { level: 'silent' }, http: { requests_per_second: 1000, burst: 1000 }, collectors: { markets: { interval: '1h', max_markets: 1e6 }, statistics: { interval: '1h' }, network_history: { interval: '1h' }, key_rotations: { interval: '1h' }, consistency: { interval: '1h' } } });
+  const ex = new Exporter(config, createLogger('silent'));
+  await ex.start('127.0.0.1:0');
+  await new Promise((r) => setTimeout(r, 500));
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const samples: { poll: number; rssMiB: number; heapMiB: number }[] = [];
+  for (let i = 1; i <= polls; i++) {
+    await Promise.all(ex.runners.map((r) => r.runOnce()));
+    ex.polled(); // render as a scrape would
+    if (i % (polls / 10) === 0) {
+      gc?.();
+      const m = process.memoryUsage();
+      samples.push({ poll: i, rssMiB: m.rss / 2 ** 20, heapMiB: m.heapUsed / 2 ** 20 });
+    }
+  }
+  await ex.stop();
+  await sim.proc.stop();
+  const first = samples[0]!;
+  const last = samples[samples.length - 1]!;
+  results.memoryGrowth = { polls, series: ex.store.seriesCount(), samples, heapGrowthMiB: last.heapMiB - first.heapMiB, gcExposed: gc !== undefined };
+  log('| after poll | RSS MiB | heap used MiB |');
+  log('|---|---|---|');
+  for (const s of samples) log(`| ${s.poll} | ${fmt(s.rssMiB, 1)} | ${fmt(s.heapMiB, 1)} |`);
+  log(`heap growth from poll ${first.poll} to ${last.poll}: ${fmt(last.heapMiB - first.heapMiB, 2)} MiB${gc ? '' : ' (run with --expose-gc for a cleaner figure)'}`);
+}
+
+const t0 = Date.now();
+await scrapeCost();
+await scrapesDuringPolls();
+await residentMemory();
+await pollCost();
+await memoryGrowth();
+results.totalSeconds = (Date.now() - t0) / 1000;
+mkdirSync('bench/results', { recursive: true });
+const out = join('bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}${QUICK ? '-quick' : ''}.json`);
+writeFileSync(out, JSON.stringify(results, null, 2));
+log(`\nwrote ${out} (${fmt(results.totalSeconds as number, 0)} s)`);
+process.exit(0);
