@@ -27,7 +27,9 @@ import type { Logger } from './logger.js';
 import { header, sampleLine, type Sample } from './render.js';
 import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './runner.js';
 // The server and prom-client are loaded only by start(): the polling worker needs neither.
+import type https from 'node:https';
 import type { SelfMetrics } from './self-metrics.js';
+import type { WebConfig } from './web-config.js';
 import type { PolledBody, RunnerStatus } from './server.js';
 import { SeriesStore } from './store.js';
 
@@ -117,15 +119,19 @@ class TargetRuntime {
     return this.runners.find((r) => r.collector.name === name);
   }
 
+  /** The last non-empty chain id seen: a node that replays reports "" for a while. */
+  private knownChainId: string | undefined;
+
   view(): TargetView {
     const stats = this.runner('statistics')?.state;
     const cons = this.runner('consistency')?.state;
     const fp = cons?.success ? cons.facts : undefined;
+    if (stats?.facts?.chainId) this.knownChainId = stats.facts.chainId;
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: stats?.success === true,
-      facts: stats?.facts,
+      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId || this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
     };
   }
@@ -310,8 +316,8 @@ export class Exporter {
   }
 
   /** Poll and serve in this thread (tests, and --web.single-thread). */
-  async start(listenAddress = this.config.web.listen_address): Promise<string> {
-    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }] = await Promise.all([import('./self-metrics.js'), import('./server.js')]);
+  async start(listenAddress = this.config.web.listen_address, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<string> {
+    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }, { protect }] = await Promise.all([import('./self-metrics.js'), import('./server.js'), import('./web-config.js')]);
     const self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
     this.self = self;
     await self.refresh();
@@ -324,11 +330,12 @@ export class Exporter {
       probe: (q, timeout) => this.probe(q, timeout),
       reload: () => this.reload(),
     });
-    this.server = await listen(handler, listenAddress, this.config.web.max_connections);
+    const w = this.config.web;
+    this.server = await listen(protect(handler, web?.config), { address: listenAddress, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
     await this.startCore();
     const a = this.server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-    return `http://${host}:${a.port}`;
+    return `${web?.tls ? 'https' : 'http'}://${host}:${a.port}`;
   }
 
   /** Re-read the configuration; targets whose settings did not change keep running and keep their series. */
@@ -396,8 +403,12 @@ export class Exporter {
     const budget = Math.min(this.config.probe.timeout, scrapeTimeoutSeconds !== undefined ? Math.max(0.1, scrapeTimeoutSeconds - 0.5) * 1000 : Infinity);
     const signal = AbortSignal.timeout(Math.max(100, budget));
     const now = Date.now();
-    await Promise.all(runners.map((r) => (r.state.lastSuccessMs === undefined || now - r.state.lastSuccessMs > this.config.probe.max_age || r.state.success === false ? r.runOnce(signal) : undefined)));
-    const success = runners.every((r) => r.state.success === true);
+    // A poll already in flight is joined, but the probe never waits past its own deadline.
+    const expired = new Promise<'late'>((resolve) => signal.addEventListener('abort', () => resolve('late'), { once: true }));
+    const waited = await Promise.all(
+      runners.map((r) => (r.state.lastSuccessMs === undefined || now - r.state.lastSuccessMs > this.config.probe.max_age || r.state.success === false ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : ('fresh' as const))),
+    );
+    const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
     const prefix = targetKeyPrefix(rt.cfg.name);
     const names = new Set(runners.map((r) => r.collector.name as string));
     const body = store.renderFiltered((key) => key.startsWith(prefix) && (names.has(key.slice(prefix.length).split('\u0000')[0]!) || key === `${prefix}http`)).toString('utf8');

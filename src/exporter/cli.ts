@@ -4,12 +4,14 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { VERSION } from './version.js';
 import { startThreaded } from './threaded.js';
+import { loadWebConfig } from './web-config.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
 
 export async function main(argv: string[]): Promise<number> {
   let cli;
   let config;
+  let web: ReturnType<typeof loadWebConfig> | undefined;
   try {
     cli = parseCli(argv);
     if (cli.help) {
@@ -21,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     config = loadConfig(cli);
+    if (config.web.config_file) web = loadWebConfig(config.web.config_file);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);
@@ -44,10 +47,10 @@ export async function main(argv: string[]): Promise<number> {
     if (cli.singleThread) {
       const { Exporter } = await import('./app.js'); // the threaded path loads it only in the worker
       const ex = new Exporter(config, log, () => loadConfig(cli));
-      url = await ex.start();
+      url = await ex.start(undefined, web);
       exporter = ex;
     } else {
-      const t = await startThreaded(cli, config, log);
+      const t = await startThreaded(cli, config, log, web);
       url = t.url;
       exporter = t;
     }

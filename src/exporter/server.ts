@@ -5,6 +5,7 @@
  */
 import type express from 'express';
 import http from 'node:http';
+import https from 'node:https';
 import { CONTENT_TYPE } from './render.js';
 import type { SelfMetrics } from './self-metrics.js';
 
@@ -134,16 +135,28 @@ export function createHandler(deps: ServerDeps): http.RequestListener {
   };
 }
 
-export async function listen(handler: http.RequestListener, address: string, maxConnections: number): Promise<http.Server> {
-  const i = address.lastIndexOf(':');
-  const host = address.slice(0, i).replace(/^\[|\]$/g, '') || undefined;
-  const port = Number(address.slice(i + 1));
-  const server = http.createServer(handler);
-  // A slow or hostile client cannot hold a connection open indefinitely.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+export interface ListenOptions {
+  address: string;
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** HTTPS when given (from the web-config file). */
+  tls?: https.ServerOptions | undefined;
+}
+
+export async function listen(handler: http.RequestListener, o: ListenOptions): Promise<http.Server> {
+  const i = o.address.lastIndexOf(':');
+  const host = o.address.slice(0, i).replace(/^\[|\]$/g, '') || undefined;
+  const port = Number(o.address.slice(i + 1));
+  // Node checks those timeouts only every connectionsCheckingInterval (30 s by default).
+  const check = { connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(o.headersTimeoutMs / 2))) };
+  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
+  // A slow or hostile client cannot hold a connection open indefinitely, and there is a cap on how
+  // many it may hold at once; scrapes on other connections are served meanwhile.
+  server.headersTimeout = o.headersTimeoutMs;
+  server.requestTimeout = o.requestTimeoutMs;
   server.keepAliveTimeout = 15_000;
-  server.maxConnections = maxConnections;
+  server.maxConnections = o.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -4,6 +4,7 @@
  * replies. The worker's pino logs go to the same stdout.
  */
 import type http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
@@ -13,6 +14,7 @@ import type { Config } from './config/schema.js';
 import type { Logger } from './logger.js';
 import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
 import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
+import { protect, type WebConfig } from './web-config.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -48,7 +50,7 @@ export interface ThreadedExporter {
   stop: () => Promise<void>;
 }
 
-export async function startThreaded(cli: CliOptions, config: Config, log: Logger): Promise<ThreadedExporter> {
+export async function startThreaded(cli: CliOptions, config: Config, log: Logger, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<ThreadedExporter> {
   workerDataRef = { cli, config };
   const worker = workerEntry();
   let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
@@ -107,9 +109,10 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
       if (!r.ok) throw new Error(r.error);
     },
   });
-  const server: http.Server = await listen(handler, config.web.listen_address, config.web.max_connections);
+  const w = config.web;
+  const server: http.Server = await listen(protect(handler, web?.config), { address: w.listen_address, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
   const a = server.address() as AddressInfo;
-  const url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+  const url = `${web?.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   return {
     url,
     reload: async () => {

@@ -49,6 +49,8 @@ export interface FaultState {
   /** The data node's own position (X-Block-Height) trails core by this many blocks. */
   datanodeLagBlocks: number;
   peersZero: boolean;
+  /** Consensus peers pinned to this number (null: they wander as usual). */
+  fixedPeers: number | null;
   networkHistoryDisabled: boolean;
   /** `/markets` answers 404, as real data nodes do since v0.63. */
   marketsLegacy404: boolean;
@@ -65,6 +67,7 @@ export function defaultFaults(): FaultState {
     halted: false,
     datanodeLagBlocks: 0,
     peersZero: false,
+    fixedPeers: null,
     networkHistoryDisabled: false,
     marketsLegacy404: false,
     stripFreshnessHeaders: false,
@@ -131,6 +134,7 @@ export function applyFaultPatch(state: FaultState, patch: unknown): FaultState {
   for (const [k, v] of Object.entries(patch)) {
     if ((BOOL_KEYS as readonly string[]).includes(k)) (next as unknown as Record<string, unknown>)[k] = bool(v, k);
     else if (k === 'datanodeLagBlocks') next.datanodeLagBlocks = nonNegInt(v, k);
+    else if (k === 'fixedPeers') next.fixedPeers = v === null ? null : nonNegInt(v, k);
     else if (k === 'rateLimit') {
       if (typeof v === 'boolean') next.rateLimit.enabled = v;
       else if (isObj(v)) {

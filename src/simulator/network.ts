@@ -174,6 +174,7 @@ export interface NetworkFaults {
   halted: boolean;
   datanodeLagBlocks: number;
   peersZero: boolean;
+  fixedPeers: number | null;
   replaying: boolean;
 }
 
@@ -204,7 +205,7 @@ export class SimNetwork {
   readonly signatures = new Map<string, SignatureRec[]>();
   readonly nhPeerPool: string[] = [];
   nhConnected: string[] = [];
-  readonly faults: NetworkFaults = { halted: false, datanodeLagBlocks: 0, peersZero: false, replaying: false };
+  readonly faults: NetworkFaults = { halted: false, datanodeLagBlocks: 0, peersZero: false, fixedPeers: null, replaying: false };
 
   private nextSeq = 1;
   private lastTickMs: number;
@@ -595,7 +596,7 @@ export class SimNetwork {
   }
 
   peers(): number {
-    return this.faults.peersZero ? 0 : this.totalPeers;
+    return this.faults.peersZero ? 0 : (this.faults.fixedPeers ?? this.totalPeers);
   }
 
   /** Connected network-history peers as a node reports them: duplicates included, shuffled per call. */

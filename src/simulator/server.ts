@@ -60,6 +60,7 @@ export class Simulator {
     this.net.faults.halted = next.halted;
     this.net.faults.datanodeLagBlocks = next.datanodeLagBlocks;
     this.net.faults.peersZero = next.peersZero;
+    this.net.faults.fixedPeers = next.fixedPeers;
     this.net.faults.replaying = next.replaying;
     this.faultHits.clear();
   }

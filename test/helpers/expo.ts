@@ -13,7 +13,7 @@ export function parseExposition(text: string): ParsedSample[] {
   const out: ParsedSample[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/s.exec(line);
     if (!m) throw new Error(`unparsable exposition line: ${line}`);
     const labels: Record<string, string> = {};
     const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;

@@ -42,8 +42,10 @@ describe('network faults', () => {
     expect(BigInt(r2.headers.get('x-block-timestamp')!) - lagTs).toBeGreaterThan(190n * 1_000_000_000n);
   });
 
-  it('consensus peers drop to zero', async () => {
-    sim.patchFaults({ peersZero: true });
+  it('consensus peers drop to zero, or stay pinned to a number', async () => {
+    sim.patchFaults({ fixedPeers: 2 });
+    expect((await stats()).body.statistics.totalPeers).toBe('2');
+    sim.patchFaults({ fixedPeers: null, peersZero: true });
     expect((await stats()).body.statistics.totalPeers).toBe('0');
     sim.clearFaults();
     expect(Number((await stats()).body.statistics.totalPeers)).toBeGreaterThan(0);

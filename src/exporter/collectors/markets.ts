@@ -123,6 +123,7 @@ function num(v: unknown, field: string): number {
 /** All samples of one poll: counts, the guard flag, and per-market series for the allowed markets. */
 export function marketsSamples(target: string, markets: readonly Json[], opts: MarketOptions): Sample[] {
   const out: Sample[] = [];
+  markets.forEach((m, i) => obj(m, `markets[${i}]`));
   const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
   const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
   markets.forEach((m, i) => {

@@ -32,6 +32,7 @@ interface Overrides {
   listenAddress?: string;
   logLevel?: string;
   shard?: string;
+  webConfigFile?: string;
 }
 
 /** Each override: its flag, its environment variable, and where it lands in the config. */
@@ -41,6 +42,7 @@ const OVERRIDES = [
   { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
   { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
+  { key: 'webConfigFile', flag: 'web.config.file', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', path: 'web.config_file' },
 ] as const;
 
 export const USAGE = `Usage: datanode-exporter [flags]
@@ -50,11 +52,12 @@ export const USAGE = `Usage: datanode-exporter [flags]
   --web.listen-address <addr>    where /metrics is served (default 127.0.0.1:19308)
   --log.level <level>            trace, debug, info, warn, error (default info)
   --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
+  --web.config.file <path>       TLS and basic auth for the HTTP server (exporter-toolkit web-config format)
   --config.check                 validate the configuration and exit (0 valid, 2 invalid)
   --web.single-thread            poll and serve on one thread (default: polling runs in a worker thread)
   --version, --help
 Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
-DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD (flags override them; they override the file).`;
+DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD, DATANODE_EXPORTER_WEB_CONFIG_FILE (flags override them; they override the file).`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -72,6 +75,7 @@ export function parseCli(argv: string[]): CliOptions {
         'web.listen-address': { type: 'string' },
         'log.level': { type: 'string' },
         shard: { type: 'string' },
+        'web.config.file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -156,6 +160,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
   if (eff.shard !== undefined) raw.shard = eff.shard;
+  if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {

@@ -69,6 +69,12 @@ export const configSchema = z
       .strictObject({
         listen_address: listenAddress.default('127.0.0.1:19308'),
         max_connections: z.number().int().positive().default(256),
+        /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
+        config_file: z.string().min(1).optional(),
+        /** A client must send its request headers within this time (slow clients are cut off). */
+        read_header_timeout: duration.prefault('10s'),
+        /** And its whole request within this one. */
+        request_timeout: duration.prefault('30s'),
       })
       .prefault({}),
     log: z

@@ -1,0 +1,179 @@
+/**
+ * The Grafana dashboards, defined once here and written to grafana/*.json by
+ * `npm run dashboards`. A test checks the JSON files are current; the end-to-end test runs every
+ * panel's query against a real Prometheus.
+ */
+export interface Panel {
+  title: string;
+  description: string;
+  unit: string;
+  type: 'timeseries' | 'stat' | 'table';
+  exprs: { expr: string; legend?: string; instant?: boolean }[];
+  w?: number;
+  h?: number;
+}
+
+export interface Dashboard {
+  uid: string;
+  title: string;
+  description: string;
+  vars: ('target' | 'network')[];
+  panels: Panel[];
+}
+
+const T = 'job=~"$job", instance=~"$instance", target=~"$target"';
+const N = 'job=~"$job", instance=~"$instance", network=~"$network"';
+
+export const DASHBOARDS: Dashboard[] = [
+  {
+    uid: 'vega-dn-fleet',
+    title: 'Vega data nodes / Fleet overview',
+    description: 'Every watched data node side by side: which one is behind, which one disagrees.',
+    vars: ['target'],
+    panels: [
+      { title: 'Targets up', type: 'stat', unit: 'short', description: 'Data nodes whose last statistics poll succeeded, out of all watched (vega_up).', exprs: [{ expr: `sum(vega_up{${T}})`, legend: 'up', instant: true }, { expr: `count(vega_up{${T}})`, legend: 'watched', instant: true }], w: 6, h: 5 },
+      { title: 'Chain or version disagreement', type: 'stat', unit: 'short', description: 'Targets whose chain id or app version differs from the majority of their group or network.', exprs: [{ expr: `sum(vega_fleet_chain_id_mismatch{${T}}) or vector(0)`, legend: 'chain id', instant: true }, { expr: `sum(vega_fleet_version_mismatch{${T}}) or vector(0)`, legend: 'version', instant: true }], w: 6, h: 5 },
+      { title: 'Data disagreement', type: 'stat', unit: 'short', description: 'Targets whose view of network data (market set, latest key rotation) differs from the majority at about the same height.', exprs: [{ expr: `count(vega_fleet_data_agreement{${T}} == 0) or vector(0)`, legend: 'disagreeing', instant: true }], w: 6, h: 5 },
+      { title: 'Failing collectors', type: 'stat', unit: 'short', description: 'Collectors whose last poll failed (vega_collector_success == 0), all targets.', exprs: [{ expr: `count(vega_collector_success{${T}} == 0) or vector(0)`, legend: 'failing', instant: true }], w: 6, h: 5 },
+      {
+        title: 'Fleet', type: 'table', unit: 'short', w: 24, h: 9,
+        description: 'One row per target: up, core height, lag behind the fleet, data-node lag, consensus peers, block-time staleness (s), lowest collector success, version.',
+        exprs: [
+          { expr: `max by (target) (vega_up{${T}})`, legend: 'up', instant: true },
+          { expr: `max by (target) (vega_block_height{${T}})`, legend: 'height', instant: true },
+          { expr: `max by (target) (vega_fleet_block_height_lag_blocks{${T}})`, legend: 'behind fleet', instant: true },
+          { expr: `max by (target) (vega_datanode_lag_blocks{${T}})`, legend: 'data-node lag', instant: true },
+          { expr: `max by (target) (vega_peers{${T}})`, legend: 'peers', instant: true },
+          { expr: `max by (target) (vega_block_time_staleness_seconds{${T}})`, legend: 'staleness s', instant: true },
+          { expr: `min by (target) (vega_collector_success{${T}})`, legend: 'collectors ok', instant: true },
+          { expr: `max by (target, app_version) (vega_build_info{${T}})`, legend: 'version', instant: true },
+        ],
+      },
+      { title: 'Block height behind the fleet', type: 'timeseries', unit: 'short', description: "Blocks each target's core trails the highest healthy node of its network (vega_fleet_block_height_lag_blocks).", exprs: [{ expr: `vega_fleet_block_height_lag_blocks{${T}}`, legend: '{{target}}' }] },
+      { title: 'Data-node lag behind core', type: 'timeseries', unit: 'short', description: "Blocks the data node's own height (X-Block-Height) trails its core (vega_datanode_lag_blocks); alert above 150.", exprs: [{ expr: `vega_datanode_lag_blocks{${T}}`, legend: '{{target}}' }] },
+      { title: 'Block-time staleness', type: 'timeseries', unit: 's', description: "Core's clock minus the current block's time (vega_block_time_staleness_seconds); grows when the chain halts; alert above 120 s.", exprs: [{ expr: `vega_block_time_staleness_seconds{${T}}`, legend: '{{target}}' }] },
+      { title: 'Consensus peers', type: 'timeseries', unit: 'short', description: 'Consensus peers per node (vega_peers).', exprs: [{ expr: `vega_peers{${T}}`, legend: '{{target}}' }] },
+      { title: 'Blocks per second', type: 'timeseries', unit: 'short', description: 'Rate of change of core block height; 0 means the chain or the node is halted.', exprs: [{ expr: `rate(vega_block_height{${T}}[$__rate_interval])`, legend: '{{target}}' }] },
+      { title: 'Collector health', type: 'timeseries', unit: 'short', description: 'Per-collector success of the last poll (1 ok, 0 failed).', exprs: [{ expr: `vega_collector_success{${T}}`, legend: '{{target}} {{collector}}' }] },
+    ],
+  },
+  {
+    uid: 'vega-dn-node',
+    title: 'Vega data nodes / Node detail',
+    description: 'One data node in depth: chain progress, load, network history and the exporter\'s view of it.',
+    vars: ['target'],
+    panels: [
+      { title: 'Core block height', type: 'timeseries', unit: 'short', description: 'statistics.blockHeight (vega_block_height) and the data node\'s own height (vega_datanode_block_height).', exprs: [{ expr: `vega_block_height{${T}}`, legend: 'core {{target}}' }, { expr: `vega_datanode_block_height{${T}}`, legend: 'data node {{target}}' }] },
+      { title: 'Block duration', type: 'timeseries', unit: 's', description: 'Time between the last two blocks (vega_block_duration_seconds); 2 s or less is good.', exprs: [{ expr: `vega_block_duration_seconds{${T}}`, legend: '{{target}}' }] },
+      { title: 'Transactions per block', type: 'timeseries', unit: 'short', description: 'statistics.txPerBlock and the mempool backlog.', exprs: [{ expr: `vega_block_transactions{${T}}`, legend: 'in block {{target}}' }, { expr: `vega_backlog_transactions{${T}}`, legend: 'backlog {{target}}' }] },
+      { title: 'Orders and trades per second', type: 'timeseries', unit: 'ops', description: 'Rates of the order and trade counters (reset when core restarts; rate() handles it).', exprs: [{ expr: `rate(vega_chain_orders_total{${T}}[$__rate_interval])`, legend: 'orders {{target}}' }, { expr: `rate(vega_chain_trades_total{${T}}[$__rate_interval])`, legend: 'trades {{target}}' }] },
+      { title: 'Events per block', type: 'timeseries', unit: 'short', description: 'Events emitted in the last block (vega_block_events).', exprs: [{ expr: `vega_block_events{${T}}`, legend: '{{target}}' }] },
+      { title: 'Epoch', type: 'stat', unit: 'short', description: 'Current epoch number (vega_epoch).', exprs: [{ expr: `max by (target) (vega_epoch{${T}})`, legend: '{{target}}', instant: true }] },
+      { title: 'Core uptime', type: 'stat', unit: 's', description: 'Time since the core process started (now minus vega_core_start_timestamp_seconds).', exprs: [{ expr: `time() - vega_core_start_timestamp_seconds{${T}}`, legend: '{{target}}', instant: true }] },
+      { title: 'Network-history peers', type: 'timeseries', unit: 'short', description: 'Distinct network-history peers and whether the service is up.', exprs: [{ expr: `vega_network_history_connected_peers{${T}}`, legend: 'peers {{target}}' }, { expr: `vega_network_history_up{${T}}`, legend: 'up {{target}}' }] },
+      { title: 'Chain status', type: 'table', unit: 'short', description: 'The current chain status (vega_chain_status == 1).', exprs: [{ expr: `vega_chain_status{${T}} == 1`, legend: '{{status}}', instant: true }] },
+      { title: 'Upstream requests', type: 'timeseries', unit: 'reqps', description: 'Requests the exporter sends to the node, by endpoint and HTTP status.', exprs: [{ expr: `sum by (target, endpoint, status) (rate(vega_upstream_requests_total{${T}}[$__rate_interval]))`, legend: '{{endpoint}} {{status}}' }] },
+      { title: 'Poll duration', type: 'timeseries', unit: 's', description: 'Duration of each collector\'s last poll (vega_collector_duration_seconds).', exprs: [{ expr: `vega_collector_duration_seconds{${T}}`, legend: '{{collector}}' }] },
+      { title: 'Data age', type: 'timeseries', unit: 's', description: 'Seconds since each collector last succeeded.', exprs: [{ expr: `time() - vega_collector_last_success_timestamp_seconds{${T}}`, legend: '{{collector}}' }] },
+    ],
+  },
+  {
+    uid: 'vega-dn-keys',
+    title: 'Vega data nodes / Validator key rotations',
+    description: 'Key rotations per validator over the whole history, and new ones as they happen.',
+    vars: ['network'],
+    panels: [
+      { title: 'Rotations per validator', type: 'table', unit: 'short', w: 24, description: 'Key rotations recorded per validator node over the whole history (vega_key_rotations_total) and the block height of the last one.', exprs: [{ expr: `max by (network, node_id) (vega_key_rotations_total{${N}})`, legend: 'rotations', instant: true }, { expr: `max by (network, node_id) (vega_key_rotation_last_block_height{${N}})`, legend: 'last height', instant: true }] },
+      { title: 'Rotations in the interval', type: 'timeseries', unit: 'short', description: 'New rotations per validator (increase of vega_key_rotations_total).', exprs: [{ expr: `sum by (network, node_id) (increase(vega_key_rotations_total{${N}}[$__rate_interval]))`, legend: '{{node_id}}' }] },
+      { title: 'Total rotations', type: 'stat', unit: 'short', description: 'All rotations in the history of the network.', exprs: [{ expr: `sum by (network) (vega_key_rotations_total{${N}})`, legend: '{{network}}', instant: true }] },
+      { title: 'Key-rotation collector', type: 'timeseries', unit: 'short', description: 'Success of the network-scoped key-rotation poll and whether its walk was truncated.', exprs: [{ expr: `vega_network_collector_success{${N}, collector="key_rotations"}`, legend: 'success' }, { expr: `vega_network_pagination_truncated{${N}, collector="key_rotations"}`, legend: 'truncated' }] },
+    ],
+  },
+  {
+    uid: 'vega-dn-markets',
+    title: 'Vega data nodes / Markets',
+    description: 'Markets of the network by state and trading mode, and each market\'s parameters.',
+    vars: ['network'],
+    panels: [
+      { title: 'Markets by state', type: 'timeseries', unit: 'short', description: 'Number of markets per state (vega_markets); 0 for known states with none.', exprs: [{ expr: `vega_markets{${N}} > 0`, legend: '{{state}}' }] },
+      { title: 'Markets by trading mode', type: 'timeseries', unit: 'short', description: 'Number of markets per trading mode (vega_markets_by_trading_mode).', exprs: [{ expr: `vega_markets_by_trading_mode{${N}} > 0`, legend: '{{trading_mode}}' }] },
+      { title: 'Markets in auction', type: 'stat', unit: 'short', description: 'Markets in an opening or monitoring auction.', exprs: [{ expr: `sum(vega_markets_by_trading_mode{${N}, trading_mode=~"TRADING_MODE_(OPENING|MONITORING)_AUCTION"})`, legend: 'in auction', instant: true }] },
+      { title: 'Per-market series cut off', type: 'stat', unit: 'short', description: 'Whether there are more markets than collectors.markets.max_markets (1: per-market series are not exported).', exprs: [{ expr: `max(vega_markets_over_limit{${N}})`, legend: 'over limit', instant: true }] },
+      { title: 'Markets', type: 'table', unit: 'short', w: 24, h: 10, description: 'Each market: code, product, state and trading mode.', exprs: [{ expr: `max by (network, market_id, code, product, quote_name) (vega_market_info{${N}})`, legend: 'info', instant: true }, { expr: `max by (network, market_id, state) (vega_market_state{${N}} == 1)`, legend: 'state', instant: true }, { expr: `max by (network, market_id, trading_mode) (vega_market_trading_mode{${N}} == 1)`, legend: 'mode', instant: true }] },
+      { title: 'Liquidity fee factor', type: 'timeseries', unit: 'percentunit', description: 'Liquidity fee factor per market (vega_market_fee_factor{fee="liquidity"}).', exprs: [{ expr: `vega_market_fee_factor{${N}, fee="liquidity"} * on (network, market_id) group_left (code) vega_market_info{${N}}`, legend: '{{code}}' }] },
+    ],
+  },
+];
+
+const DS = { type: 'prometheus', uid: '${datasource}' };
+
+function variable(name: string, query: string, label: string): Record<string, unknown> {
+  return { name, label, type: 'query', datasource: DS, query: { query, refId: `${name}-var` }, definition: query, refresh: 2, includeAll: true, multi: true, allValue: '.*', current: { text: 'All', value: '$__all' }, sort: 1 };
+}
+
+export function renderDashboard(d: Dashboard): Record<string, unknown> {
+  const templating = [
+    { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {}, hide: 0 },
+    variable('job', 'label_values(vega_up, job)', 'Job'),
+    variable('instance', 'label_values(vega_up{job=~"$job"}, instance)', 'Exporter'),
+  ];
+  if (d.vars.includes('target')) templating.push(variable('target', 'label_values(vega_up{job=~"$job", instance=~"$instance"}, target)', 'Data node'));
+  if (d.vars.includes('network')) templating.push(variable('network', 'label_values(vega_target_network{job=~"$job", instance=~"$instance"}, network)', 'Network'));
+  let x = 0;
+  let y = 0;
+  let rowH = 0;
+  const panels = d.panels.map((p, i) => {
+    const w = p.w ?? 12;
+    const h = p.h ?? (p.type === 'stat' ? 5 : 8);
+    if (x + w > 24) {
+      x = 0;
+      y += rowH;
+      rowH = 0;
+    }
+    const gridPos = { x, y, w, h };
+    x += w;
+    rowH = Math.max(rowH, h);
+    const table = p.type === 'table';
+    return {
+      id: i + 1,
+      type: p.type,
+      title: p.title,
+      description: p.description,
+      datasource: DS,
+      gridPos,
+      fieldConfig: { defaults: { unit: p.unit, ...(p.type === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}) }, overrides: [] },
+      options: p.type === 'stat' ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', textMode: 'auto' } : p.type === 'table' ? { showHeader: true } : { legend: { displayMode: 'list', placement: 'bottom' }, tooltip: { mode: 'multi' } },
+      targets: p.exprs.map((e, k) => ({ refId: String.fromCharCode(65 + k), datasource: DS, expr: e.expr, legendFormat: e.legend ?? '', instant: e.instant ?? false, range: !(e.instant ?? false), ...(table ? { format: 'table' } : {}) })),
+      ...(table ? { transformations: [{ id: 'merge', options: {} }, { id: 'organize', options: { excludeByName: { Time: true } } }] } : {}),
+    };
+  });
+  return {
+    uid: d.uid,
+    title: d.title,
+    description: d.description,
+    tags: ['vega', 'datanode-exporter'],
+    editable: true,
+    graphTooltip: 1,
+    refresh: '30s',
+    schemaVersion: 39,
+    version: 1,
+    time: { from: 'now-6h', to: 'now' },
+    timezone: 'browser',
+    templating: { list: templating },
+    annotations: { list: [] },
+    links: [],
+    panels,
+  };
+}
+
+/** Every query of a dashboard with its template variables filled in, for running against Prometheus. */
+export function concreteQueries(d: Dashboard, rateInterval = '1m'): { panel: string; expr: string }[] {
+  return d.panels.flatMap((p) =>
+    p.exprs.map((e) => ({
+      panel: `${d.uid}/${p.title}`,
+      expr: e.expr.replaceAll('$__rate_interval', rateInterval).replace(/\$(job|instance|target|network)\b/g, '.*'),
+    })),
+  );
+}
+
+export const dashboardFile = (d: Dashboard): string => `grafana/${d.uid}.json`;

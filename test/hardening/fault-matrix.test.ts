@@ -1,0 +1,164 @@
+/**
+ * Every fault the simulator offers, against the real exporter over HTTP. For each: the process
+ * keeps serving, /metrics stays valid (promtool), the affected collector reports what it should
+ * and the others are untouched, memory stays bounded, and after the fault clears the collector
+ * recovers on its next poll. docs/reliability.md is the readable form of this table.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../../src/simulator/rng.js';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { scrape, type Scrape } from '../helpers/expo.js';
+import { startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { ManualClock } from '../helpers/sim.js';
+
+const NET = 'vega-mainnet-0011';
+const T = { target: 'node1' };
+let sim: Simulator;
+let ex: RunningExporter;
+const clock = new ManualClock();
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 95, now: clock.now, rotations: 3000 });
+  ex = await startExporter(sim.url, {
+    http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1 },
+    collectors: {
+      statistics: { interval: '1m', timeout: '2s' },
+      network_history: { interval: '1m', timeout: '2s' },
+      consistency: { interval: '1m' },
+      markets: { interval: '1m', timeout: '2s' },
+      key_rotations: { interval: '1m', timeout: '5s' },
+    },
+  }, 'warn');
+});
+afterAll(async () => {
+  await ex.stop();
+  await sim.close();
+});
+
+function promtoolClean(text: string): void {
+  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (r.error) throw new Error(`promtool is required (apt-get install prometheus): ${r.error.message}`);
+  expect(`${r.stdout}${r.stderr}`).toBe('');
+}
+
+const success = (m: Scrape, c: string): number | undefined =>
+  ['statistics', 'network_history', 'consistency'].includes(c) ? m.value('vega_collector_success', { ...T, collector: c }) : m.value('vega_network_collector_success', { network: NET, collector: c });
+
+interface Row {
+  fault: string;
+  patch: object;
+  collector: string;
+  /** 1: the poll succeeds (the fault is data, not failure); 0: the collector reports failure. */
+  expect: 0 | 1;
+  check?: (m: Scrape) => void;
+  code?: string;
+  /** Upstream changes made with the fault, so the poll has something to walk. */
+  setup?: () => void;
+}
+
+/** New key rotations upstream: the next key-rotation poll has rows to page through. */
+function newRotations(n: number): void {
+  for (let i = 0; i < n; i++) sim.net.rotate(i % sim.net.validators.length, sim.net.height + 1 + i, new Rng(1000 + sim.net.rotations.length));
+}
+
+export const ROWS: Row[] = [
+  { fault: 'latency below the poll timeout', patch: { endpoints: { statistics: { latencyMs: 300 } } }, collector: 'statistics', expect: 1 },
+  { fault: 'latency beyond the poll timeout', patch: { endpoints: { statistics: { latencyMs: 4000 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_TIMEOUT' },
+  { fault: 'HTTP 500 (database error body)', patch: { endpoints: { statistics: { error: 500 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
+  { fault: 'HTTP 503 (core unreachable)', patch: { endpoints: { statistics: { error: 503 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
+  { fault: 'HTTP 504 (core timeout)', patch: { endpoints: { statistics: { error: 504 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
+  { fault: 'HTTP 429 (rate limited)', patch: { endpoints: { networkhistory: { error: 429 } } }, collector: 'network_history', expect: 0, code: 'UPSTREAM_RATE_LIMITED' },
+  { fault: 'malformed JSON', patch: { endpoints: { statistics: { malformedJson: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_JSON' },
+  { fault: 'truncated body', patch: { endpoints: { statistics: { truncatedBody: true } } }, collector: 'statistics', expect: 0 },
+  { fault: 'body trickling slower than the deadline', patch: { endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 200 } } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_TIMEOUT' },
+  { fault: 'oversized body (50 MB against a 1 MB cap)', patch: { endpoints: { markets: { oversizedBody: 50_000_000 } } }, collector: 'markets', expect: 0, code: 'UPSTREAM_BODY_TOO_LARGE' },
+  { fault: 'wrong types in fields', patch: { endpoints: { statistics: { wrongTypes: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_FIELD' },
+  { fault: 'wrong types in market fields', patch: { endpoints: { markets: { wrongTypes: true } } }, collector: 'markets', expect: 0, code: 'UPSTREAM_BAD_FIELD' },
+  { fault: 'unknown enum values', patch: { endpoints: { '*': { unknownEnums: true } } }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_chain_status', { ...T, status: '99' })).toBe(1) },
+  { fault: 'chain halt', patch: { halted: true }, collector: 'statistics', expect: 1 },
+  { fault: 'data-node lag', patch: { datanodeLagBlocks: 300 }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_datanode_lag_blocks', T)).toBe(300) },
+  { fault: 'consensus peers zero', patch: { peersZero: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_peers', T)).toBe(0) },
+  { fault: 'network history disabled', patch: { networkHistoryDisabled: true }, collector: 'network_history', expect: 1, check: (m) => expect(m.value('vega_network_history_up', T)).toBe(0) },
+  { fault: 'freshness headers missing', patch: { stripFreshnessHeaders: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_datanode_block_height')).toBe(false) },
+  { fault: 'chain replaying (unset sentinels)', patch: { replaying: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false) },
+  { fault: '/markets answers 404', patch: { marketsLegacy404: true }, collector: 'markets', expect: 1 },
+  { fault: 'pagination: cursor loop', patch: { endpoints: { rotations: { pagination: { cursorLoop: true } } } }, setup: () => newRotations(3), collector: 'key_rotations', expect: 1, check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1) },
+  { fault: 'pagination: hasNextPage stuck true', patch: { endpoints: { parties: { pagination: { stuckHasNext: true } } } }, collector: 'key_rotations', expect: 1 },
+  { fault: 'pagination: duplicate rows', patch: { endpoints: { rotations: { pagination: { duplicateRows: true } } } }, setup: () => newRotations(1200), collector: 'key_rotations', expect: 1, check: (m) => expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length) },
+];
+
+describe('fault matrix', () => {
+  it.each(ROWS.map((r) => [r.fault, r] as const))('%s', async (_f, row) => {
+    sim.clearFaults();
+    await ex.poll();
+    const heapBefore = process.memoryUsage().heapUsed;
+    sim.patchFaults(row.patch);
+    row.setup?.();
+    await ex.poll();
+    const m = await scrape(ex.url); // the process is up and answering
+    promtoolClean(m.text);
+    expect(success(m, row.collector)).toBe(row.expect);
+    for (const other of ['statistics', 'network_history', 'markets', 'key_rotations'].filter((c) => c !== row.collector)) {
+      // Faults aimed at one endpoint leave the other collectors alone ('*' and network-wide faults excepted).
+      if (!JSON.stringify(row.patch).includes('"*"') && !('halted' in row.patch)) expect(success(m, other), other).toBe(1);
+    }
+    row.check?.(m);
+    if (row.code) {
+      const failing = ex.logs.parsed().filter((l) => l.msg === 'collector failing' && l.collector === row.collector);
+      expect(failing.at(-1)?.code).toBe(row.code);
+    }
+    // Bounded memory: an oversized or trickling body is cut, never held.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(30 * 2 ** 20);
+    sim.clearFaults();
+    await ex.poll();
+    const after = await scrape(ex.url);
+    expect(success(after, row.collector)).toBe(1); // recovered on the next poll
+  });
+
+  it('a 403 ban is honoured: no request is sent until RateLimit-Retry-After has passed', async () => {
+    sim.clearFaults();
+    sim.patchFaults({ endpoints: { networkhistory: { error: 403 } } });
+    await ex.poll('network_history');
+    const before = sim.requestCounts.get('networkhistory') ?? 0;
+    sim.clearFaults();
+    await ex.poll('network_history');
+    await ex.poll('network_history');
+    expect(sim.requestCounts.get('networkhistory') ?? 0).toBe(before);
+    const m = await scrape(ex.url);
+    expect(m.value('vega_collector_success', { ...T, collector: 'network_history' })).toBe(0);
+    expect(m.value('vega_collector_success', { ...T, collector: 'statistics' })).toBe(1);
+  });
+});
+
+describe('rate limits like a real node', () => {
+  it('in the default configuration the exporter stays under the limit and never earns a ban', async () => {
+    const s = await startSimulator({ seed: 96, parties: 60_000, faults: { rateLimit: true } });
+    const e = await startExporter(s.url, { collectors: { statistics: { interval: '1s' }, network_history: { interval: '1s' }, consistency: { interval: '1s' }, markets: { interval: '1s' }, key_rotations: { interval: '1s' }, parties: { enabled: true, interval: '1m' } } }, 'warn');
+    try {
+      await new Promise((r) => setTimeout(r, 6_000));
+      const m = await scrape(e.url);
+      const refused = m.all('vega_upstream_requests_total').filter((x) => x.labels.status === '403' || x.labels.status === '429');
+      expect(refused).toEqual([]);
+      expect(m.value('vega_parties', { network: NET })).toBe(60_000);
+    } finally {
+      await e.stop();
+      await s.close();
+    }
+  });
+
+  it('against a stricter node it backs off on 429 and still never earns a ban', async () => {
+    const s = await startSimulator({ seed: 97, parties: 30_000, faults: { rateLimit: { enabled: true, rps: 3, burst: 3, banAfter: 5 } } });
+    const e = await startExporter(s.url, { http: { page_size: 1000 }, collectors: { statistics: { interval: '1s' }, network_history: { enabled: false }, consistency: { enabled: false }, markets: { enabled: false }, key_rotations: { enabled: false }, parties: { enabled: true, interval: '1m', timeout: '50s' } } }, 'warn');
+    try {
+      await new Promise((r) => setTimeout(r, 6_000));
+      const m = await scrape(e.url);
+      expect(m.value('vega_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '403' })).toBeUndefined();
+      expect(m.value('vega_upstream_requests_total', { target: 'node1', endpoint: 'parties', status: '403' })).toBeUndefined();
+      expect(m.all('vega_upstream_requests_total').some((x) => x.labels.status === '429')).toBe(true); // it did hit the limit
+    } finally {
+      await e.stop();
+      await s.close();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Property-based tests: random and mutated responses for every endpoint go through the converters
+ * and collectors. Nothing may escape but an ExporterError (which fails that collector cleanly), and
+ * whatever samples come out must render to valid exposition text (checked by our parser here and by
+ * promtool on the whole corpus).
+ */
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseRotation } from '../../src/exporter/collectors/key-rotations.js';
+import { marketsSamples } from '../../src/exporter/collectors/markets.js';
+import { networkHistorySamples } from '../../src/exporter/collectors/network-history.js';
+import { orderSamples } from '../../src/exporter/collectors/orders.js';
+import { parsePosition, positionSamples } from '../../src/exporter/collectors/positions.js';
+import { statisticsFacts, statisticsSamples } from '../../src/exporter/collectors/statistics.js';
+import { ExporterError } from '../../src/exporter/errors.js';
+import type { Sample } from '../../src/exporter/render.js';
+import { SeriesStore } from '../../src/exporter/store.js';
+import { SimNetwork } from '../../src/simulator/network.js';
+import { marketJson, networkHistoryJson, orderJson, positionJson, rotationJson, statisticsJson } from '../../src/simulator/records.js';
+import { parseExposition } from '../helpers/expo.js';
+
+const net = new SimNetwork({ seed: 5, now: () => Date.UTC(2026, 0, 1), markets: 6, positions: 6, parties: 3, orders: 3 });
+
+/** Valid bodies as real nodes send them: the starting points for mutation. */
+const VALID: Record<string, unknown> = {
+  statistics: { statistics: statisticsJson(net) },
+  networkhistory: networkHistoryJson(net),
+  rotation: rotationJson(net.rotations[0]!),
+  markets: net.markets.map(marketJson),
+  position: positionJson(net.positions[0]!),
+  order: { order: orderJson(net.orders[0]!, net.orders[0]!.versions[0]!) },
+};
+
+/** Every path to a value inside a JSON document. */
+function paths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  const out: (string | number)[][] = [at];
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...paths(x, [...at, i])));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...at, k]));
+  return out;
+}
+
+function setAt(doc: unknown, path: (string | number)[], value: unknown, remove: boolean): unknown {
+  if (path.length === 0) return value;
+  const copy = structuredClone(doc) as Record<string | number, unknown>;
+  let cur = copy;
+  for (const p of path.slice(0, -1)) cur = cur[p] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (remove && !Array.isArray(cur)) delete cur[last];
+  else cur[last] = value;
+  return copy;
+}
+
+/** Hostile leaf values: wrong types, huge numbers, odd strings (quotes, newlines, non-ASCII). */
+const leaf = fc.oneof(
+  fc.jsonValue(),
+  fc.constantFrom('', '0', '-1', '18446744073709551616', '9007199254740993', '1e400', 'NaN', '0001-01-01T00:00:00Z', '2024-13-45T99:99:99Z', 'a"b\\c\nd', 'é\u2028\u{1F600}', 'x'.repeat(5000)),
+  fc.constantFrom(null, true, 1e308, -0, Number.MAX_SAFE_INTEGER + 2),
+  fc.string({ unit: 'grapheme' }),
+);
+
+const mutated = (doc: unknown): fc.Arbitrary<unknown> =>
+  fc.array(fc.tuple(fc.constantFrom(...paths(doc)), leaf, fc.boolean()), { minLength: 1, maxLength: 4 }).map((muts) => muts.reduce((d, [p, v, rm]) => (paths(d).some((q) => q.join('/') === p.join('/')) ? setAt(d, p, v, rm) : d), doc));
+
+const corpus = new SeriesStore();
+let corpusN = 0;
+
+/** Run a pure collector function: only ExporterError may escape; samples must render validly. */
+function check(run: () => Sample[]): void {
+  let samples: Sample[];
+  try {
+    samples = run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ExporterError);
+    return;
+  }
+  for (const s of samples) expect(typeof s.value).toBe('number');
+  const store = new SeriesStore();
+  store.set('x', samples, 0, Infinity);
+  const text = store.render().toString('utf8');
+  const parsed = parseExposition(text); // throws on any malformed line
+  expect(parsed.length).toBe(samples.length);
+  // Keep some outputs for one promtool run at the end (each under its own target, so no duplicates).
+  if (corpusN++ % 10 === 0) corpus.set(`k${corpusN}`, samples.map((s) => ({ ...s, values: [`t${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
+}
+
+const headers = fc.record({ 'x-block-height': fc.option(fc.oneof(fc.string(), fc.constantFrom('0', '18591101', '99999999999999999999')), { nil: undefined }), 'x-block-timestamp': fc.option(fc.string(), { nil: undefined }) });
+const RUNS = 300;
+
+describe('property: nothing escapes but ExporterError, and output is valid exposition text', () => {
+  it('statistics: mutated bodies and random headers', () => {
+    fc.assert(fc.property(mutated(VALID.statistics), headers, (body, h) => {
+      check(() => statisticsSamples('t', body, h));
+      check(() => {
+        statisticsFacts(body, h);
+        return [];
+      });
+    }), { numRuns: RUNS });
+  });
+
+  it('statistics: arbitrary JSON', () => {
+    fc.assert(fc.property(fc.jsonValue(), (body) => check(() => statisticsSamples('t', body, {}))), { numRuns: RUNS });
+  });
+
+  it('network history', () => {
+    fc.assert(fc.property(fc.oneof(mutated(VALID.networkhistory), fc.jsonValue()), (body) => check(() => networkHistorySamples('t', body))), { numRuns: RUNS });
+  });
+
+  it('key rotations', () => {
+    fc.assert(fc.property(fc.oneof(mutated(VALID.rotation), fc.jsonValue()), (node) => check(() => {
+      parseRotation(node, 'node');
+      return [];
+    })), { numRuns: RUNS });
+  });
+
+  it('markets (every per-market series)', () => {
+    fc.assert(fc.property(mutated(VALID.markets), (markets) => check(() => marketsSamples('t', Array.isArray(markets) ? (markets as Record<string, unknown>[]) : [], { maxMarkets: 100, allow: [], countsOnly: false }))), { numRuns: RUNS });
+  });
+
+  it('positions', () => {
+    const facts = { id: 'm', decimalPlaces: 3, positionDecimalPlaces: -2, settlementAsset: 'a' };
+    fc.assert(fc.property(fc.oneof(mutated(VALID.position), fc.jsonValue()), fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), (node, dec) => check(() => positionSamples('t', parsePosition(node, 'p'), facts, dec))), { numRuns: RUNS });
+  });
+
+  it('orders', () => {
+    fc.assert(fc.property(fc.oneof(mutated(VALID.order), fc.jsonValue()), (body) => check(() => orderSamples('t', body, 3, { id: 'm', decimalPlaces: 5, positionDecimalPlaces: 0, settlementAsset: 'a' }))), { numRuns: RUNS });
+  });
+
+  it('label values with quotes, backslashes, newlines and non-ASCII are escaped correctly', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (weird) => {
+      const body = structuredClone(VALID.statistics) as { statistics: Record<string, unknown> };
+      body.statistics.appVersion = weird;
+      body.statistics.chainId = `${weird}"\\\n`;
+      const samples = statisticsSamples('t', body, {});
+      const store = new SeriesStore();
+      store.set('x', samples, 0, Infinity);
+      const info = parseExposition(store.render().toString()).find((s) => s.name === 'vega_build_info')!;
+      expect(info.labels.app_version).toBe(weird);
+      expect(info.labels.chain_id).toBe(`${weird}"\\\n`);
+      corpus.set(`w${corpusN++}`, samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
+    }), { numRuns: 200 });
+  });
+
+  it('promtool accepts everything the properties produced', () => {
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: corpus.render(), encoding: 'utf8' });
+    if (r.error) throw new Error(`promtool is required: ${r.error.message}`);
+    expect(`${r.stdout}${r.stderr}`).toBe('');
+    expect(corpus.seriesCount()).toBeGreaterThan(100);
+  });
+});

@@ -1,0 +1,16 @@
+/** The short soak: hundreds of poll cycles against a changing simulator, in CI. */
+import { describe, expect, it } from 'vitest';
+import { runSoak } from './soak-lib.js';
+
+describe('soak (short)', () => {
+  it('memory, series and handles stay bounded over 400 changing poll cycles', async () => {
+    const { rows, summary } = await runSoak(400, 50);
+    expect(rows.length).toBeGreaterThan(5);
+    expect(summary.handleGrowth).toBeLessThanOrEqual(5);
+    expect(summary.heapGrowthMiB).toBeLessThan(25);
+    expect(summary.seriesMax).toBeLessThan(60 * 50 + 600);
+    // The series follow the market count both ways (markets appear and vanish).
+    expect(summary.seriesMax).toBeGreaterThan(summary.seriesMin);
+    expect(summary.ok).toBe(true);
+  }, 120_000);
+});
