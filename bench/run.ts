@@ -129,7 +129,7 @@ async function scrapeCost(): Promise<void> {
 async function scrapesDuringPolls(): Promise<void> {
   const target = QUICK ? 10_000 : 100_000;
   const markets = marketsFor(target);
-  const seconds = QUICK ? 8 : 20;
+  const seconds = QUICK ? 5 : 20;
   log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop)`);
   const sim = await startSim(['--markets', String(markets), '--positions', '0']);
   log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy/idle |');
@@ -156,7 +156,8 @@ async function scrapesDuringPolls(): Promise<void> {
 // ---- 2b. Resident memory by mode --------------------------------------------------------------
 async function residentMemory(): Promise<void> {
   const sizes = QUICK ? [10_000] : [10_000, 100_000];
-  log('\n## Resident memory (exporter process, 10 s after start, before any load)');
+  const settle = QUICK ? 4 : 10;
+  log(`\n## Resident memory (exporter process, ${settle} s after its first complete /metrics, before any load)`);
   log('| series | polling thread (default) MiB | single thread MiB |');
   log('|---|---|---|');
   const rows: Record<string, unknown>[] = [];
@@ -167,7 +168,7 @@ async function residentMemory(): Promise<void> {
     let series = 0;
     for (const single of [false, true]) {
       const ex = await startExporterProc(sim.url, markets, '15s', single);
-      await new Promise((r) => setTimeout(r, 10_000));
+      await new Promise((r) => setTimeout(r, settle * 1000));
       const text = await (await fetch(`${ex.url}/metrics`)).text();
       series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
       rss.push(Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20);

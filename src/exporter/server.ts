@@ -39,18 +39,46 @@ export interface ServerDeps {
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * The two parts of a /metrics answer: the polled body (rendered and gzipped once per change) and
- * the self-metrics (re-rendered once a second). They are written back to back, never copied into
- * one buffer; two gzip members back to back are one valid gzip stream (RFC 1952).
+ * The /metrics answer: the polled body (rendered and gzipped once per change) and the self-metrics
+ * (re-rendered once a second), with their headers, rebuilt only when either part changes. Small
+ * bodies are joined into one buffer (one write per scrape is what keeps up with a raw server);
+ * large ones are written as two parts rather than copied. Two gzip members back to back are one
+ * valid gzip stream (RFC 1952).
  */
-export function metricsParts(deps: Pick<ServerDeps, 'polled' | 'self'>, gzip: boolean): [Buffer, Buffer] {
-  const p = deps.polled();
-  deps.self.touch();
-  return gzip ? [p.gzip, deps.self.gzip] : [p.plain, deps.self.plain];
+const JOIN_BELOW = 4 * 1024 * 1024;
+
+interface Prepared {
+  parts: Buffer[];
+  headers: http.OutgoingHttpHeaders;
 }
 
-const PLAIN_HEADERS = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
-const GZIP_HEADERS = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
+export class MetricsResponse {
+  private key = '';
+  private plain: Prepared = { parts: [], headers: {} };
+  private gzip: Prepared = { parts: [], headers: {} };
+
+  constructor(private readonly deps: Pick<ServerDeps, 'polled' | 'self'>) {}
+
+  get(gzip: boolean): Prepared {
+    const p = this.deps.polled();
+    const s = this.deps.self;
+    s.touch();
+    const key = `${p.version}/${s.version}`;
+    if (key !== this.key) {
+      const prep = (a: Buffer, b: Buffer, base: http.OutgoingHttpHeaders): Prepared => ({
+        parts: a.length + b.length < JOIN_BELOW ? [Buffer.concat([a, b])] : [a, b],
+        headers: { ...base, 'content-length': a.length + b.length },
+      });
+      this.plain = prep(p.plain, s.plain, PLAIN_HEADERS);
+      this.gzip = prep(p.gzip, s.gzip, GZIP_HEADERS);
+      this.key = key;
+    }
+    return gzip ? this.gzip : this.plain;
+  }
+}
+
+const PLAIN_HEADERS: http.OutgoingHttpHeaders = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
+const GZIP_HEADERS: http.OutgoingHttpHeaders = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
 export async function createApp(deps: ServerDeps): Promise<express.Express> {
   const { default: express } = await import('express');
@@ -101,16 +129,17 @@ ${rows}
  */
 export function createHandler(deps: ServerDeps): http.RequestListener {
   let app: Promise<express.Express> | undefined;
+  const metrics = new MetricsResponse(deps);
   return (req, res) => {
     const url = req.url ?? '/';
     if ((req.method === 'GET' || req.method === 'HEAD') && (url === '/metrics' || url.startsWith('/metrics?'))) {
-      const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-      const [polled, self] = metricsParts(deps, gzip);
-      res.writeHead(200, { ...(gzip ? GZIP_HEADERS : PLAIN_HEADERS), 'content-length': polled.length + self.length });
+      const { parts, headers } = metrics.get(/\bgzip\b/.test(req.headers['accept-encoding'] ?? ''));
+      res.writeHead(200, headers);
       if (req.method === 'HEAD') return void res.end();
+      if (parts.length === 1) return void res.end(parts[0]);
       res.cork();
-      res.write(polled);
-      res.end(self);
+      res.write(parts[0]);
+      res.end(parts[1]);
       return;
     }
     if (req.method === 'GET' && url === '/healthz') {

@@ -31,6 +31,8 @@ export interface SimOptions {
   networkHistoryPeers: number;
   /** Start the order/trade totals above 2^53, to exercise exact uint64 handling. */
   largeCounters: boolean;
+  /** Market names and tags with quotes, backslashes, newlines and non-ASCII, to exercise label escaping. */
+  oddLabels: boolean;
   swarmKey: string;
   swarmKeySeed: string;
   chainId: string;
@@ -54,6 +56,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'now'> = {
   rotationEveryBlocks: 300,
   networkHistoryPeers: 8,
   largeCounters: false,
+  oddLabels: false,
   swarmKey: 'sim-swarm-key-7f3a9c1e5b2d4f6a8c0e2b4d6f8a0c2e',
   swarmKeySeed: 'sim-swarm-seed-3c5e7a9b1d2f4a6c',
   chainId: 'vega-mainnet-0011',
@@ -160,6 +163,8 @@ export interface BlockStats {
 }
 
 const BLOCK_TIME_HISTORY = 8192;
+/** What the oddLabels option appends to market names: everything a label value must escape or carry. */
+export const ODD = ' "quoted" back\\slash\nnew line é 市場 😀';
 const MAX_CATCH_UP_BLOCKS = 200_000;
 const ASSETS: readonly { symbol: string; decimals: number }[] = [
   { symbol: 'USDT', decimals: 6 },
@@ -386,12 +391,12 @@ export class SimNetwork {
       seq: this.seq(),
       id: rng.hex(32),
       code,
-      name: `${base} / ${q} ${product === 'future' ? 'Quarterly Future' : product === 'perpetual' ? 'Perpetual' : 'Spot'}${suffix}`,
+      name: `${base} / ${q} ${product === 'future' ? 'Quarterly Future' : product === 'perpetual' ? 'Perpetual' : 'Spot'}${suffix}${this.opts.oddLabels ? ODD : ''}`,
       product,
       settlementAsset: asset.id,
       quoteName: q,
       baseAsset: rng.hex(32),
-      tags: [`base:${base}`, `quote:${q}`, `class:fx/crypto`, product === 'future' ? 'quarterly' : product],
+      tags: [`base:${base}`, `quote:${q}`, `class:fx/crypto`, product === 'future' ? 'quarterly' : product, ...(this.opts.oddLabels ? [`note:${ODD}`] : [])],
       state,
       tradingMode: state === 'STATE_PENDING' ? 'TRADING_MODE_OPENING_AUCTION' : state === 'STATE_SUSPENDED' ? 'TRADING_MODE_MONITORING_AUCTION' : 'TRADING_MODE_CONTINUOUS',
       decimalPlaces: rng.int(0, 6),

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { ODD } from '../../src/simulator/network.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { DASHBOARDS, concreteQueries } from '../../scripts/dashboards.js';
 
@@ -48,6 +49,8 @@ const NODES: Record<string, SimulatorOptions & { network?: string }> = {
   differentData: { seed: 8 },
   rotating: { seed: 9, rotationEveryBlocks: 1, blockIntervalMs: 250, network: 'rotating' },
   looping: { seed: 10, rotations: 12_000, network: 'looping', faults: { endpoints: { rotations: { pagination: { cursorLoop: true } } } } },
+  // Market names and tags with quotes, backslashes, newlines and non-ASCII, in a network of their own.
+  oddLabels: { seed: 11, markets: 3, oddLabels: true, network: 'odd' },
 };
 
 async function query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
@@ -123,6 +126,18 @@ describe('a real Prometheus scraping the exporter', () => {
     expect(t.health).toBe('up');
     expect((await query('up{job="datanode-exporter"}'))[0]!.value[1]).toBe('1');
     expect(Number((await query('scrape_samples_scraped{job="datanode-exporter"}'))[0]!.value[1])).toBeGreaterThan(1000);
+  });
+
+  it('ingests label values with quotes, backslashes, newlines and non-ASCII exactly', async () => {
+    const sim = sims[Object.keys(NODES).indexOf('oddLabels')]!;
+    const info = await query('vega_market_info{network="odd"}');
+    expect(info).toHaveLength(3);
+    for (const m of sim.net.markets) {
+      const row = info.find((r) => r.metric.market_id === m.id)!;
+      expect(row.metric.name).toBe(m.name);
+      expect(row.metric.name!.endsWith(ODD)).toBe(true);
+      expect(row.metric.tags).toBe(m.tags.join(','));
+    }
   });
 
   it('every query of every dashboard panel returns data', async () => {

@@ -4,29 +4,22 @@
  * scaled as documented.
  */
 import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MARKET_STATE, ORDER_STATUS, POSITION_STATUS, TRADING_MODE } from '../../src/shared/enums.js';
 import type { MarketRec } from '../../src/simulator/network.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { scrape, type Scrape } from '../helpers/expo.js';
 import { startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { lifecycle } from '../helpers/lifecycle.js';
 import { ManualClock } from '../helpers/sim.js';
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!().catch(() => {});
-});
-async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
-  const s = await startSimulator({ now: new ManualClock().now, ...opts });
-  cleanup.push(() => s.close());
-  return s;
-}
+const life = lifecycle();
+const cleanup = { push: life.defer };
+const sim = (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => life.sim({ now: new ManualClock().now, ...opts });
 async function exporter(url: string, collectors: object): Promise<RunningExporter> {
   // Statistics stays on: it tells the exporter which network (chain id) a target belongs to.
   const off = { network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false } };
-  const e = await startExporter(url, { collectors: { ...off, ...collectors } });
-  cleanup.push(() => e.stop());
-  return e;
+  return life.exporter(url, { collectors: { ...off, ...collectors } });
 }
 const scale = (v: bigint, d: number): number => (d >= 0 ? Number(v) / 10 ** d : Number(v) * 10 ** -d);
 const T = { network: 'vega-mainnet-0011' };

@@ -6,27 +6,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/exporter/config/schema.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { Scrape, scrape } from '../helpers/expo.js';
-import { startExporter, waitFor, type RunningExporter } from '../helpers/exporter.js';
+import { waitFor } from '../helpers/exporter.js';
+import { lifecycle } from '../helpers/lifecycle.js';
 import { ManualClock } from '../helpers/sim.js';
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!().catch(() => {});
-});
-async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
-  const s = await startSimulator(opts);
-  cleanup.push(() => s.close());
-  return s;
-}
-async function exporter(...args: Parameters<typeof startExporter>): Promise<RunningExporter> {
-  const e = await startExporter(...args);
-  cleanup.push(() => e.stop());
-  return e;
-}
+const life = lifecycle();
+const cleanup = { push: life.defer };
+const sim = (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => life.sim(opts);
+const exporter = life.exporter;
 const FAST = {
   statistics: { interval: '1s' },
   network_history: { enabled: false },

@@ -3,11 +3,12 @@
  * against what the simulator served, failure and recovery, secrets, and the cost of a poll.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatRfc3339Nano } from '../../src/shared/time.js';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { Scrape, scrape } from '../helpers/expo.js';
-import { startExporter, waitFor, type RunningExporter } from '../helpers/exporter.js';
+import { waitFor, type RunningExporter } from '../helpers/exporter.js';
+import { lifecycle } from '../helpers/lifecycle.js';
 import { ManualClock } from '../helpers/sim.js';
 
 const FAST = {
@@ -18,21 +19,10 @@ const FAST = {
   },
 };
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!().catch(() => {});
-});
-
-async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
-  const s = await startSimulator(opts);
-  cleanup.push(() => s.close());
-  return s;
-}
-async function exporter(url: string, overrides: object = FAST, level = 'info'): Promise<RunningExporter> {
-  const e = await startExporter(url, overrides, level);
-  cleanup.push(() => e.stop());
-  return e;
-}
+const life = lifecycle();
+const cleanup = { push: life.defer };
+const sim = (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => life.sim(opts);
+const exporter = (url: string, overrides: object = FAST, level = 'info'): Promise<RunningExporter> => life.exporter(url, overrides, level);
 
 function promtool(text: string): { status: number | null; output: string } {
   const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
