@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { VERSION } from './version.js';
 import { startThreaded } from './threaded.js';
 import { loadWebConfig } from './web-config.js';
+import { usePollingThread } from './config/settings.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
 
@@ -40,11 +41,12 @@ export async function main(argv: string[]): Promise<number> {
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
   });
-  // Polling and rendering run in a worker thread; this thread only serves (--web.single-thread: both here).
+  // With a polling thread, collectors and rendering run in a worker and this thread only serves;
+  // without one (small configurations, or --web.single-thread) both run here.
   let exporter: { reload: () => Promise<void>; stop: () => Promise<void> };
   let url: string;
   try {
-    if (cli.singleThread) {
+    if (cli.singleThread || !usePollingThread(config)) {
       const { Exporter } = await import('./app.js'); // the threaded path loads it only in the worker
       const ex = new Exporter(config, log, () => loadConfig(cli));
       url = await ex.start(undefined, web);
@@ -58,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
     return 1;
   }
-  log.info({ url: `${url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION }, 'serving metrics');
+  log.info({ url: `${url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION, pollingThread: !cli.singleThread && usePollingThread(config) }, 'serving metrics');
   process.on('SIGHUP', () => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

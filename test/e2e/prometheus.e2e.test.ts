@@ -76,6 +76,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'exporter.yaml'), JSON.stringify({
     targets: names,
     log: { level: 'warn' },
+    web: { polling_thread: 'on' }, // the production path for large fleets: polling in a worker thread
     http: { max_pages: 3, requests_per_second: 200, burst: 200 },
     collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every },
   }));

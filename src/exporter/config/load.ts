@@ -54,7 +54,7 @@ export const USAGE = `Usage: datanode-exporter [flags]
   --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
   --web.config.file <path>       TLS and basic auth for the HTTP server (exporter-toolkit web-config format)
   --config.check                 validate the configuration and exit (0 valid, 2 invalid)
-  --web.single-thread            poll and serve on one thread (default: polling runs in a worker thread)
+  --web.single-thread            poll and serve on one thread (same as web.polling_thread: off)
   --version, --help
 Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
 DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD, DATANODE_EXPORTER_WEB_CONFIG_FILE (flags override them; they override the file).`;
