@@ -28,7 +28,6 @@ import { header, sampleLine, type Sample } from './render.js';
 import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './runner.js';
 // The server and prom-client are loaded only by start(): the polling worker needs neither.
 import type https from 'node:https';
-import type { SelfMetrics } from './self-metrics.js';
 import type { WebConfig } from './web-config.js';
 import type { PolledBody, RunnerStatus } from './server.js';
 import { SeriesStore } from './store.js';
@@ -193,7 +192,6 @@ const FLEET_KEY = '\u0000fleet';
 
 export class Exporter {
   readonly store = new SeriesStore();
-  private self: SelfMetrics | undefined;
   readonly targets = new Map<string, TargetRuntime>();
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
@@ -319,7 +317,6 @@ export class Exporter {
   async start(listenAddress = this.config.web.listen_address, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<string> {
     const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }, { protect }] = await Promise.all([import('./self-metrics.js'), import('./server.js'), import('./web-config.js')]);
     const self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
-    this.self = self;
     await self.refresh();
     this.stopSelf = self.keepFresh();
     const handler = createHandler({

@@ -8,6 +8,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { M } from './catalogue.js';
 import type { Collector, NodeFacts } from './collectors/types.js';
 import { ExporterError } from './errors.js';
+import { linkedSignal } from './signal.js';
 import type { DatanodeClient } from './http/client.js';
 import type { Logger } from './logger.js';
 import type { Sample } from './render.js';
@@ -107,9 +108,15 @@ export class CollectorRunner {
   private async poll(extra?: AbortSignal): Promise<void> {
     if (this.abort.signal.aborted) return;
     const started = performance.now();
-    const signals = [this.abort.signal, AbortSignal.timeout(this.settings.timeoutMs)];
-    if (extra) signals.push(extra);
-    const signal = AbortSignal.any(signals);
+    const linked = linkedSignal([this.abort.signal, extra], this.settings.timeoutMs);
+    try {
+      await this.pollWith(linked.signal, started);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async pollWith(signal: AbortSignal, started: number): Promise<void> {
     const wasFailing = this.state.success === false;
     const c = this.collector;
     let result: Awaited<ReturnType<Collector['collect']>> | undefined;

@@ -34,15 +34,14 @@ const LIMITS = { maxYoungGenerationSizeMb: 3 };
 /** Omit that distributes over a union. */
 type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function workerEntry(): Worker {
+function startWorker(workerData: unknown): Worker {
   const ts = import.meta.url.endsWith('.ts');
   const entry = new URL(`./worker${ts ? '.ts' : '.js'}`, import.meta.url);
   // Under tsx (development, tests) the worker needs tsx's loader registered inside it first.
   return ts
-    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`, { eval: true, workerData: workerDataRef, resourceLimits: LIMITS })
-    : new Worker(entry, { workerData: workerDataRef, resourceLimits: LIMITS });
+    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`, { eval: true, workerData, resourceLimits: LIMITS })
+    : new Worker(entry, { workerData, resourceLimits: LIMITS });
 }
-let workerDataRef: unknown;
 
 export interface ThreadedExporter {
   url: string;
@@ -51,8 +50,7 @@ export interface ThreadedExporter {
 }
 
 export async function startThreaded(cli: CliOptions, config: Config, log: Logger, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<ThreadedExporter> {
-  workerDataRef = { cli, config };
-  const worker = workerEntry();
+  const worker = startWorker({ cli, config });
   let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
   let status: RunnerStatus[] = [];
   let pending: string[] = ['the polling thread (starting)'];

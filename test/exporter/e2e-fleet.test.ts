@@ -43,6 +43,7 @@ describe('a five-node fleet', () => {
     // Let the others run ahead of the halted node.
     await waitFor(async () => ((await scrape(e.url)).value('vega_fleet_block_height_lag_blocks', { target: 'halted' }) ?? 0) > 10, 10_000);
     await waitFor(async () => (await scrape(e.url)).value('vega_fleet_data_agreement', { target: 'different' }) === 0, 10_000);
+    await waitFor(async () => ((await scrape(e.url)).value('vega_block_time_staleness_seconds', { target: 'halted' }) ?? 0) > 1.5, 10_000);
     const m = await scrape(e.url);
 
     // Halted: behind the fleet, block time stale; the others are not.

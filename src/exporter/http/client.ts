@@ -7,6 +7,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { TokenBucket, sleep } from './pace.js';
+import { linkedSignal } from '../signal.js';
 
 export interface ClientOptions {
   url: string;
@@ -96,7 +97,15 @@ export class DatanodeClient {
   }
 
   private async once(path: string, endpoint: string, outer: AbortSignal): Promise<Response> {
-    const signal = AbortSignal.any([outer, AbortSignal.timeout(this.opts.requestTimeoutMs)]);
+    const linked = linkedSignal([outer], this.opts.requestTimeoutMs, `${endpoint} request`);
+    try {
+      return await this.request(path, endpoint, linked.signal);
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  private async request(path: string, endpoint: string, signal: AbortSignal): Promise<Response> {
     let res;
     try {
       res = await this.pool.request({
@@ -168,8 +177,9 @@ function timeoutError(endpoint: string, cause: unknown): ExporterError {
 }
 
 function classify(endpoint: string, err: unknown, signal: AbortSignal): ExporterError {
+  if (signal.aborted) return timeoutError(endpoint, err); // whichever deadline fired
   if (err instanceof ExporterError) return err;
-  if (signal.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return timeoutError(endpoint, err);
   }
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
