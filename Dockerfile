@@ -24,5 +24,5 @@ EXPOSE 19308
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:19308/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1's program (no npm, no shell), so SIGTERM reaches the exporter.
-ENTRYPOINT ["node", "--max-semi-space-size=1", "dist/exporter/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "dist/exporter/cli.js"]
 CMD ["--web.listen-address=:19308"]
