@@ -315,7 +315,7 @@ export class Exporter {
 
   /** Poll and serve in this thread (tests, and --web.single-thread). */
   async start(listenAddress = this.config.web.listen_address, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<string> {
-    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }, { protect }] = await Promise.all([import('./self-metrics.js'), import('./server.js'), import('./web-config.js')]);
+    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }] = await Promise.all([import('./self-metrics.js'), import('./server.js')]);
     const self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
     await self.refresh();
     this.stopSelf = self.keepFresh();
@@ -328,7 +328,8 @@ export class Exporter {
       reload: () => this.reload(),
     });
     const w = this.config.web;
-    this.server = await listen(protect(handler, web?.config), { address: listenAddress, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
+    const guarded = web ? (await import('./web-config.js')).protect(handler, web.config) : handler;
+    this.server = await listen(guarded, { address: listenAddress, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
     await this.startCore();
     const a = this.server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;

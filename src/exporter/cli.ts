@@ -4,7 +4,6 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { VERSION } from './version.js';
 import { startThreaded } from './threaded.js';
-import { loadWebConfig } from './web-config.js';
 import { usePollingThread } from './config/settings.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
@@ -12,7 +11,7 @@ import { createLogger } from './logger.js';
 export async function main(argv: string[]): Promise<number> {
   let cli;
   let config;
-  let web: ReturnType<typeof loadWebConfig> | undefined;
+  let web: ReturnType<typeof import('./web-config.js')['loadWebConfig']> | undefined;
   try {
     cli = parseCli(argv);
     if (cli.help) {
@@ -24,7 +23,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     config = loadConfig(cli);
-    if (config.web.config_file) web = loadWebConfig(config.web.config_file);
+    // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
+    if (config.web.config_file) web = (await import('./web-config.js')).loadWebConfig(config.web.config_file);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);

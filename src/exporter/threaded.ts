@@ -14,7 +14,7 @@ import type { Config } from './config/schema.js';
 import type { Logger } from './logger.js';
 import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
 import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
-import { protect, type WebConfig } from './web-config.js';
+import type { WebConfig } from './web-config.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -108,7 +108,8 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     },
   });
   const w = config.web;
-  const server: http.Server = await listen(protect(handler, web?.config), { address: w.listen_address, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
+  const guarded = web ? (await import('./web-config.js')).protect(handler, web.config) : handler;
+  const server: http.Server = await listen(guarded, { address: w.listen_address, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
   const a = server.address() as AddressInfo;
   const url = `${web?.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
   return {

@@ -94,7 +94,7 @@ export class BasicAuth {
   private readonly users: Map<Buffer, string>;
   private readonly ok = new Map<string, number>();
   private static readonly TTL_MS = 5 * 60_000;
-  private static readonly DUMMY = bcrypt.hashSync('unused', 10);
+  private static dummy: string | undefined;
 
   constructor(users: Record<string, string>) {
     this.users = new Map(Object.entries(users).map(([u, h]) => [createHash('sha256').update(u).digest(), h.replace(/^\$2y\$/, '$2b$')]));
@@ -119,7 +119,8 @@ export class BasicAuth {
     const u = createHash('sha256').update(user).digest();
     let hash: string | undefined;
     for (const [k, h] of this.users) if (timingSafeEqual(k, u)) hash = h;
-    const good = await bcrypt.compare(pass, hash ?? BasicAuth.DUMMY);
+    BasicAuth.dummy ??= bcrypt.hashSync('unused', 10);
+    const good = await bcrypt.compare(pass, hash ?? BasicAuth.dummy);
     if (!good || hash === undefined) return false;
     if (this.ok.size > 1024) this.ok.clear();
     this.ok.set(key, Date.now() + BasicAuth.TTL_MS);
