@@ -70,7 +70,7 @@ export const ROWS: Row[] = [
   { fault: 'HTTP 504 (core timeout)', patch: { endpoints: { statistics: { error: 504 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
   { fault: 'HTTP 429 (rate limited)', patch: { endpoints: { networkhistory: { error: 429 } } }, collector: 'network_history', expect: 0, code: 'UPSTREAM_RATE_LIMITED' },
   { fault: 'malformed JSON', patch: { endpoints: { statistics: { malformedJson: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_JSON' },
-  { fault: 'truncated body', patch: { endpoints: { statistics: { truncatedBody: true } } }, collector: 'statistics', expect: 0 },
+  { fault: 'truncated body', patch: { endpoints: { statistics: { truncatedBody: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_CONNECT' },
   { fault: 'body trickling slower than the deadline', patch: { endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 200 } } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_TIMEOUT' },
   { fault: 'oversized body (50 MB against a 1 MB cap)', patch: { endpoints: { markets: { oversizedBody: 50_000_000 } } }, collector: 'markets', expect: 0, code: 'UPSTREAM_BODY_TOO_LARGE' },
   { fault: 'wrong types in fields', patch: { endpoints: { statistics: { wrongTypes: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_FIELD' },
@@ -84,7 +84,10 @@ export const ROWS: Row[] = [
   { fault: 'chain replaying (unset sentinels)', patch: { replaying: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false) },
   { fault: '/markets answers 404', patch: { marketsLegacy404: true }, collector: 'markets', expect: 1 },
   { fault: 'pagination: cursor loop', patch: { endpoints: { rotations: { pagination: { cursorLoop: true } } } }, setup: () => newRotations(3), collector: 'key_rotations', expect: 1, check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1) },
-  { fault: 'pagination: hasNextPage stuck true', patch: { endpoints: { parties: { pagination: { stuckHasNext: true } } } }, collector: 'key_rotations', expect: 1 },
+  { fault: 'pagination: hasNextPage stuck true', patch: { endpoints: { rotations: { pagination: { stuckHasNext: true } } } }, setup: () => newRotations(700), collector: 'key_rotations', expect: 1, check: (m) => {
+    expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length);
+    expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(0);
+  } },
   { fault: 'pagination: duplicate rows', patch: { endpoints: { rotations: { pagination: { duplicateRows: true } } } }, setup: () => newRotations(1200), collector: 'key_rotations', expect: 1, check: (m) => expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length) },
 ];
 
