@@ -15,6 +15,8 @@ RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts --no
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
+# A fixed mmap threshold keeps glibc from fragmenting its main heap (src/exporter/launch.ts).
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
@@ -24,5 +26,5 @@ EXPOSE 19308
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:19308/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1's program (no npm, no shell), so SIGTERM reaches the exporter.
-ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "dist/exporter/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--expose-gc", "dist/exporter/cli.js"]
 CMD ["--web.listen-address=:19308"]

@@ -5,6 +5,7 @@
  * signals, reloads, and on-demand probes.
  */
 import type http from 'node:http';
+import { isMainThread } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
 import { M, type CollectorName } from './catalogue.js';
 import { consistencyCollector } from './collectors/consistency.js';
@@ -22,6 +23,7 @@ import { intervalToCron, isEnabled } from './config/settings.js';
 import type { CollectorConfig, CollectorKey, Config, TargetConfig } from './config/schema.js';
 import { Discovery } from './discovery.js';
 import { candidateOrder, fleetSamples, networkOf, shardOf, type TargetView } from './fleet.js';
+import { GcHint } from './gc-hint.js';
 import { DatanodeClient } from './http/client.js';
 import type { Logger } from './logger.js';
 import { header, sampleLine, type Sample } from './render.js';
@@ -189,6 +191,8 @@ export interface ProbeResult {
 }
 
 const FLEET_KEY = '\u0000fleet';
+/** Above this heap a forced collection would pause scrapes noticeably (gc-hint.ts). */
+const SERVING_THREAD_GC_MAX_HEAP = 64 * 2 ** 20;
 
 export class Exporter {
   readonly store = new SeriesStore();
@@ -209,6 +213,8 @@ export class Exporter {
     private readonly loadConfig?: () => Config,
   ) {
     this.discovery = new Discovery(config.discovery.files, log);
+    // On the serving thread a forced collection pauses scrapes: only while the heap is small.
+    this.store.gcHint = new GcHint({ maxHeapBytes: isMainThread ? SERVING_THREAD_GC_MAX_HEAP : Infinity });
   }
 
   /** Every runner, node- and network-scoped. */
@@ -420,6 +426,7 @@ export class Exporter {
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
   async stop(): Promise<void> {
     clearInterval(this.expiryTimer);
+    this.store.gcHint?.cancel();
     this.stopSelf?.();
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1 --optimize-for-size
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=1 --optimize-for-size --expose-gc
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import { startThreaded } from './threaded.js';
 import { usePollingThread } from './config/settings.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
 import { createLogger } from './logger.js';
+import { missingLaunchSettings } from './launch.js';
 
 export async function main(argv: string[]): Promise<number> {
   let cli;
@@ -37,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLogger(config.log.level);
+  const missing = missingLaunchSettings();
+  if (missing.length > 0) log.warn({ missing }, 'started without the memory settings of the bin, npm start and the image: resident memory will be higher (docs/performance.md)');
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');

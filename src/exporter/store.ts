@@ -5,10 +5,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import { CATALOGUE, type MetricDef } from './catalogue.js';
+import type { GcHint } from './gc-hint.js';
 import { fragments, header, type Sample } from './render.js';
 
 interface Entry {
   fragments: Map<MetricDef, string>;
+  /** Series lines in the fragments (counted once, when set). */
+  lines: number;
   /** When the data were fetched (ms); the entry expires at updatedAt + maxAgeMs. */
   updatedAt: number;
   maxAgeMs: number;
@@ -23,6 +26,8 @@ export class SeriesStore {
   version = 0;
   /** Called after every change (the threaded exporter publishes from here). */
   onChange: (() => void) | undefined;
+  /** Told how much text each change replaced, to collect the garbage of large polls promptly. */
+  gcHint: GcHint | undefined;
 
   constructor(catalogue: readonly MetricDef[] = CATALOGUE) {
     this.order = catalogue;
@@ -30,8 +35,16 @@ export class SeriesStore {
 
   /** Replace the series of one source. An entry with maxAgeMs = Infinity never expires. */
   set(key: string, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
-    this.entries.set(key, { fragments: fragments(samples), updatedAt, maxAgeMs });
+    const f = fragments(samples);
+    let chars = 0;
+    let lines = 0;
+    for (const text of f.values()) {
+      chars += text.length;
+      lines += countLines(text);
+    }
+    this.entries.set(key, { fragments: f, lines, updatedAt, maxAgeMs });
     this.invalidate();
+    this.gcHint?.note(chars);
   }
 
   delete(key: string): void {
@@ -82,14 +95,7 @@ export class SeriesStore {
    * thread without a copy (the threaded exporter). Not cached: the worker never serves it itself.
    */
   renderTransferable(): ArrayBuffer {
-    const parts = this.parts(() => true);
-    let size = 0;
-    for (const p of parts) size += Buffer.byteLength(p, 'utf8');
-    const ab = new ArrayBuffer(size);
-    const view = Buffer.from(ab);
-    let off = 0;
-    for (const p of parts) off += view.write(p, off, 'utf8');
-    return ab;
+    return this.encode(this.parts(() => true), true).buffer as ArrayBuffer;
   }
 
   private parts(keep: (key: string) => boolean): string[] {
@@ -108,8 +114,21 @@ export class SeriesStore {
     return parts;
   }
 
+  /**
+   * Encode the parts straight into one buffer (joining them into a string first would hold a second
+   * copy of the text until the next full collection). `transferable`: backed by its own ArrayBuffer.
+   */
+  private encode(parts: readonly string[], transferable = false): Buffer {
+    let size = 0;
+    for (const p of parts) size += Buffer.byteLength(p, 'utf8');
+    const out = transferable ? Buffer.from(new ArrayBuffer(size)) : Buffer.allocUnsafeSlow(size);
+    let off = 0;
+    for (const p of parts) off += out.write(p, off, 'utf8');
+    return out;
+  }
+
   private assemble(keep: (key: string) => boolean): Buffer {
-    return Buffer.from(this.parts(keep).join(''), 'utf8');
+    return this.encode(this.parts(keep));
   }
 
   renderGzip(): Buffer {
@@ -120,7 +139,7 @@ export class SeriesStore {
   /** Number of series lines (for self-metrics and benchmarks). */
   seriesCount(): number {
     let n = 0;
-    for (const e of this.entries.values()) for (const f of e.fragments.values()) n += countLines(f);
+    for (const e of this.entries.values()) n += e.lines;
     return n;
   }
 }

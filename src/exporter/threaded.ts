@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { VERSION } from './version.js';
+import { GcHint } from './gc-hint.js';
 import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './logger.js';
@@ -57,10 +58,14 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
   let series = 0;
   let nextId = 1;
   const waiting = new Map<number, (m: Extract<WorkerMessage, { type: 'reply' }>) => void>();
+  // The bodies a snapshot replaces are small objects on this thread's heap holding large external
+  // buffers: this thread allocates too little for V8 to collect them soon on its own.
+  const gcHint = new GcHint({ maxHeapBytes: 64 * 2 ** 20 });
 
   worker.on('message', (m: WorkerMessage) => {
     if (m.type === 'snapshot') {
       polled = { plain: Buffer.from(m.plain), gzip: Buffer.from(m.gzip), version: m.version };
+      gcHint.note(m.plain.byteLength + m.gzip.byteLength);
       status = m.status;
       pending = m.pending;
       series = m.series;
@@ -121,6 +126,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     stop: async () => {
       stopping = true;
       stopSelf();
+      gcHint.cancel();
       await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
       await worker.terminate();
       server.closeAllConnections();

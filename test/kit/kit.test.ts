@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
+import { LAUNCH_ENV, NODE_FLAGS, missingLaunchSettings } from '../../src/exporter/launch.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -130,6 +131,25 @@ describe('Dockerfile', () => {
     const entry = /^ENTRYPOINT (\[.*\])$/m.exec(final)?.[1];
     expect(JSON.parse(entry!)[0]).toBe('node'); // exec form, no npm or shell between PID 1 and node
     expect(final).not.toMatch(/^(RUN|CMD|ENTRYPOINT).*\bnpm (start|run)\b/m);
+  });
+});
+
+describe('launch settings (src/exporter/launch.ts)', () => {
+  const env = Object.entries(LAUNCH_ENV).map(([k, v]) => `${k}=${v}`);
+  it('the bin, npm start and the image start node with exactly the same flags and environment', () => {
+    const shebang = read('src/exporter/cli.ts').split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S ${env.join(' ')} node ${NODE_FLAGS.join(' ')}`);
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe(`${env.join(' ')} node ${NODE_FLAGS.join(' ')} dist/exporter/cli.js`);
+    const df = read('Dockerfile');
+    const final = df.slice(df.lastIndexOf('\nFROM '));
+    expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(final)![1]!)).toEqual(['node', ...NODE_FLAGS, 'dist/exporter/cli.js']);
+    for (const e of env) expect(final).toMatch(new RegExp(`^ENV ${e}$`, 'm'));
+  });
+
+  it('names what a process was started without', () => {
+    expect(missingLaunchSettings([...NODE_FLAGS], { ...LAUNCH_ENV })).toEqual([]);
+    expect(missingLaunchSettings(['--expose-gc'], {})).toEqual(['--max-semi-space-size=1', '--optimize-for-size', ...env]);
   });
 });
 

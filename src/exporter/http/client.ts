@@ -3,7 +3,7 @@
  * gzip), pacing below the node's rate limit, bounded retries with jitter inside the caller's
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, undiciErrors, undiciRequest } from '../lean/undici.js';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { TokenBucket, sleep } from './pace.js';
@@ -108,7 +108,7 @@ export class DatanodeClient {
   private async request(path: string, endpoint: string, signal: AbortSignal): Promise<Response> {
     let res;
     try {
-      res = await this.pool.request({
+      res = await undiciRequest.call(this.pool, {
         path,
         method: 'GET',
         headers: { ...this.opts.headers, accept: 'application/json', 'accept-encoding': 'gzip' },

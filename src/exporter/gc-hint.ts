@@ -1,0 +1,72 @@
+/**
+ * One full garbage collection after a large change, when V8 would otherwise wait.
+ *
+ * A poll that replaces megabytes of series text leaves its parsed response, its samples and the
+ * old text in V8's old space. Little is allocated after it, so V8 does not collect until its memory
+ * reducer runs (about 8 s later): at 10,000 series that held resident memory 10-12 MiB high for
+ * half of a 15 s markets interval. Collecting right away costs 7-14 ms there (a 25 MiB heap;
+ * docs/performance.md). Needs `--expose-gc`, which the bin, `npm start` and the image pass;
+ * without it this does nothing. At most one collection per interval, however busy the polls.
+ *
+ * A forced collection is not incremental: on the thread that serves scrapes it pauses them for as
+ * long as it takes: scrapes waited up to 0.9 s at 100,000 series on one thread. So the serving
+ * thread skips it above `maxHeapBytes` (V8's own incremental collector copes there); the polling
+ * thread, whose pauses no scrape waits for, collects at any size.
+ */
+import { getHeapStatistics } from 'node:v8';
+
+export interface GcHintOptions {
+  /** Changed bytes (series text, or bodies received from the polling thread) that justify a collection. */
+  thresholdBytes: number;
+  minIntervalMs: number;
+  /** No collection while V8's heap holds more than this. */
+  maxHeapBytes: number;
+  gc: (() => void) | undefined;
+  heapBytes: () => number;
+  now: () => number;
+}
+
+export class GcHint {
+  private pending = 0;
+  private last = -Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly o: GcHintOptions;
+  /** Collections run so far (tests, benchmarks). */
+  runs = 0;
+
+  constructor(options: Partial<GcHintOptions> = {}) {
+    this.o = {
+      thresholdBytes: 1 << 20,
+      minIntervalMs: 5_000,
+      maxHeapBytes: Infinity,
+      gc: (globalThis as { gc?: () => void }).gc,
+      heapBytes: () => getHeapStatistics().used_heap_size,
+      now: Date.now,
+      ...options,
+    };
+  }
+
+  /** Record a change of `bytes`; schedules a collection once enough has changed. */
+  note(bytes: number): void {
+    if (this.o.gc === undefined) return;
+    this.pending += bytes;
+    if (this.pending < this.o.thresholdBytes || this.timer !== undefined) return;
+    // A timer, not a call: the poll that reported the change still holds its garbage on the stack.
+    this.timer = setTimeout(() => this.run(), Math.max(0, this.last + this.o.minIntervalMs - this.o.now()));
+    this.timer.unref();
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.pending = 0;
+    this.last = this.o.now();
+    if (this.o.heapBytes() > this.o.maxHeapBytes) return;
+    this.runs += 1;
+    this.o.gc?.();
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

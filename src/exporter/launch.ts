@@ -1,0 +1,21 @@
+/**
+ * How the daemon's Node process is started. The V8 flags and the glibc setting below keep resident
+ * memory small and steady (docs/performance.md has the measurements):
+ * - a 1 MiB young-generation semi-space, and V8 told to favour memory over speed (the hot path
+ *   writes cached buffers; there is little JIT work to lose);
+ * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts);
+ * - a fixed 128 KiB mmap threshold: glibc otherwise raises it to the size of the last large block
+ *   freed, so every later megabyte-sized body lands in the main heap, which fragments and never
+ *   shrinks (10 MiB more in about one start in three at 10,000 series).
+ * The bin's shebang, `npm start`, the image's ENTRYPOINT and ENV, and the benchmarks use exactly
+ * these; test/kit/kit.test.ts checks that they agree.
+ */
+export const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc'] as const;
+export const LAUNCH_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+
+/** The settings this process was started without (empty when started as shipped). */
+export function missingLaunchSettings(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
+  const missing: string[] = NODE_FLAGS.filter((f) => !execArgv.includes(f));
+  for (const [k, v] of Object.entries(LAUNCH_ENV)) if (env[k] !== v) missing.push(`${k}=${v}`);
+  return missing;
+}

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GcHint } from '../../src/exporter/gc-hint.js';
+import { SeriesStore } from '../../src/exporter/store.js';
+import { M } from '../../src/exporter/catalogue.js';
+
+describe('GcHint', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('collects once enough has changed, after the caller returns, at most once per interval', () => {
+    const gc = vi.fn();
+    const hint = new GcHint({ thresholdBytes: 1000, minIntervalMs: 5000, gc, now: () => Date.now() });
+    hint.note(600);
+    vi.advanceTimersByTime(10);
+    expect(gc).not.toHaveBeenCalled(); // below the threshold
+    hint.note(600);
+    expect(gc).not.toHaveBeenCalled(); // never inside the caller
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1);
+    hint.note(5000);
+    vi.advanceTimersByTime(4000);
+    expect(gc).toHaveBeenCalledTimes(1); // the interval has not passed
+    hint.note(5000); // coalesced into the scheduled one
+    vi.advanceTimersByTime(1000);
+    expect(gc).toHaveBeenCalledTimes(2);
+    expect(hint.runs).toBe(2);
+  });
+
+  it('does nothing without gc, and cancel drops a scheduled collection', () => {
+    const none = new GcHint({ thresholdBytes: 1, gc: undefined });
+    none.note(10);
+    vi.advanceTimersByTime(10_000);
+    expect(none.runs).toBe(0);
+    const gc = vi.fn();
+    const hint = new GcHint({ thresholdBytes: 1, gc });
+    hint.note(10);
+    hint.cancel();
+    vi.advanceTimersByTime(10_000);
+    expect(gc).not.toHaveBeenCalled();
+  });
+
+  it('skips the collection while the heap is larger than allowed', () => {
+    const gc = vi.fn();
+    let heap = 100;
+    const hint = new GcHint({ thresholdBytes: 1, minIntervalMs: 0, maxHeapBytes: 50, gc, heapBytes: () => heap });
+    hint.note(10);
+    vi.advanceTimersByTime(0);
+    expect(gc).not.toHaveBeenCalled();
+    heap = 40;
+    hint.note(10);
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1);
+  });
+
+  it('is told the size of the text each store change replaced', () => {
+    const notes: number[] = [];
+    const store = new SeriesStore();
+    store.gcHint = { note: (n: number) => notes.push(n) } as unknown as GcHint;
+    store.set('a', [{ metric: M.up, values: ['t1'], value: 1 }], 0, Infinity);
+    expect(notes).toEqual([Buffer.byteLength('vega_up{target="t1"} 1\n')]);
+  });
+});
