@@ -1,8 +1,11 @@
 /**
  * How the daemon's Node process is started. The V8 flags and the glibc setting below keep resident
  * memory small and steady (docs/performance.md has the measurements):
- * - a 1 MiB young-generation semi-space, and V8 told to favour memory over speed (the hot path
- *   writes cached buffers; there is little JIT work to lose);
+ * - a 1 MiB young-generation semi-space (V8 would otherwise let it grow to 16 MiB under a poll's
+ *   allocation), and V8 told to favour memory over speed: about the same at rest at 10,000
+ *   series, but 7 MiB less right after heavy scraping, and back to the resting figure within 10 s
+ *   (without it, still 11 MiB up). It makes rendering 100,000 series about 2.5 times slower,
+ *   which the polling thread keeps off the scrape path;
  * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts);
  * - a fixed 128 KiB mmap threshold: glibc otherwise raises it to the size of the last large block
  *   freed, so every later megabyte-sized body lands in the main heap, which fragments and never

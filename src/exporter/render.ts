@@ -13,7 +13,12 @@ export interface Sample {
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
+const NEEDS_ESCAPE = /[\\\n"]/;
+
 export function escapeLabel(v: string): string {
+  // Almost no value needs escaping; testing once is far cheaper than three replaces (100,000
+  // series have half a million label values).
+  if (!NEEDS_ESCAPE.test(v)) return v;
   return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
@@ -32,18 +37,23 @@ export function header(m: MetricDef): string {
   return `# HELP ${m.name} ${escapeHelp(m.help)}\n# TYPE ${m.name} ${m.type}\n`;
 }
 
-export function sampleLine(s: Sample): string {
-  const labels = s.metric.labels;
-  let out = s.metric.name;
-  if (labels.length > 0) {
-    out += '{';
-    for (let i = 0; i < labels.length; i++) {
-      if (i > 0) out += ',';
-      out += `${labels[i]}="${escapeLabel(s.values[i] ?? '')}"`;
-    }
-    out += '}';
+/** Per metric, the text around its label values: `name{a="`, `",b="`, `"} ` (or `name `). */
+const glue = new WeakMap<MetricDef, string[]>();
+
+function glueOf(m: MetricDef): string[] {
+  let g = glue.get(m);
+  if (g === undefined) {
+    g = m.labels.length === 0 ? [`${m.name} `] : m.labels.map((l, i) => `${i === 0 ? `${m.name}{` : '",'}${l}="`).concat('"} ');
+    glue.set(m, g);
   }
-  return `${out} ${formatValue(s.value)}\n`;
+  return g;
+}
+
+export function sampleLine(s: Sample): string {
+  const g = glueOf(s.metric);
+  let out = g[0]!;
+  for (let i = 1; i < g.length; i++) out += escapeLabel(s.values[i - 1] ?? '') + g[i]!;
+  return `${out}${formatValue(s.value)}\n`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { Exporter } from './app.js';
 import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { createLogger } from './logger.js';
+import { BODY_GZIP } from './store.js';
 import type { WorkerRequest, WorkerMessage } from './threaded.js';
 
 const port = parentPort!;
@@ -25,7 +26,7 @@ const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.post
 
 /** Gzip into a fresh ArrayBuffer (a pooled Buffer's memory cannot be transferred). */
 function gzipTransferable(plain: ArrayBuffer): ArrayBuffer {
-  const gz = gzipSync(new Uint8Array(plain));
+  const gz = gzipSync(new Uint8Array(plain), BODY_GZIP);
   const ab = new ArrayBuffer(gz.length);
   new Uint8Array(ab).set(gz);
   return ab;
