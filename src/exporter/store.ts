@@ -97,11 +97,11 @@ export class SeriesStore {
   }
 
   /**
-   * The full text written straight into a fresh ArrayBuffer that can be transferred to another
-   * thread without a copy (the threaded exporter). Not cached: the worker never serves it itself.
+   * The full text, not cached: the polling thread gzips it for the serving thread and drops it,
+   * rather than keeping a second copy of the largest thing it holds.
    */
-  renderTransferable(): ArrayBuffer {
-    return this.encode(this.parts(() => true), true).buffer as ArrayBuffer;
+  renderUncached(): Buffer {
+    return this.assemble(() => true);
   }
 
   private parts(keep: (key: string) => boolean): string[] {
@@ -122,12 +122,12 @@ export class SeriesStore {
 
   /**
    * Encode the parts straight into one buffer (joining them into a string first would hold a second
-   * copy of the text until the next full collection). `transferable`: backed by its own ArrayBuffer.
+   * copy of the text until the next full collection).
    */
-  private encode(parts: readonly string[], transferable = false): Buffer {
+  private encode(parts: readonly string[]): Buffer {
     let size = 0;
     for (const p of parts) size += Buffer.byteLength(p, 'utf8');
-    const out = transferable ? Buffer.from(new ArrayBuffer(size)) : Buffer.allocUnsafeSlow(size);
+    const out = Buffer.allocUnsafeSlow(size);
     let off = 0;
     for (const p of parts) off += out.write(p, off, 'utf8');
     return out;

@@ -7,9 +7,8 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { VERSION } from './version.js';
-import { GcHint } from './gc-hint.js';
 import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './logger.js';
@@ -23,7 +22,8 @@ export type WorkerRequest =
   | { type: 'stop'; id: number };
 
 export type WorkerMessage =
-  | { type: 'snapshot'; plain: ArrayBuffer; gzip: ArrayBuffer; version: number; status: RunnerStatus[]; pending: string[]; series: number }
+  /** Only the gzip body crosses: the plain one (ten times larger) is made here when first asked for. */
+  | { type: 'snapshot'; gzip: ArrayBuffer; version: number; status: RunnerStatus[]; pending: string[]; series: number }
   | { type: 'reply'; id: number; ok: boolean; status?: number; body?: string; error?: string };
 
 /**
@@ -50,6 +50,24 @@ export interface ThreadedExporter {
   stop: () => Promise<void>;
 }
 
+/**
+ * The polled body as the serving thread holds it: gzip (what Prometheus asks for), and the plain
+ * text unzipped on the first plain scrape after a change. Sending both would hand this thread
+ * 18 MiB of new external memory per change at 100,000 series, and V8 answers external memory
+ * growth with full collections on this thread: 5-30 ms pauses every second under busy polls.
+ */
+export function lazyPlain(gzip: Buffer, version: number): PolledBody {
+  let plain: Buffer | undefined;
+  return {
+    gzip,
+    version,
+    get plain(): Buffer {
+      plain ??= gunzipSync(gzip);
+      return plain;
+    },
+  };
+}
+
 export async function startThreaded(cli: CliOptions, config: Config, log: Logger, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<ThreadedExporter> {
   const worker = startWorker({ cli, config });
   let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
@@ -58,14 +76,10 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
   let series = 0;
   let nextId = 1;
   const waiting = new Map<number, (m: Extract<WorkerMessage, { type: 'reply' }>) => void>();
-  // The bodies a snapshot replaces are small objects on this thread's heap holding large external
-  // buffers: this thread allocates too little for V8 to collect them soon on its own.
-  const gcHint = new GcHint({ maxHeapBytes: 64 * 2 ** 20 });
 
   worker.on('message', (m: WorkerMessage) => {
     if (m.type === 'snapshot') {
-      polled = { plain: Buffer.from(m.plain), gzip: Buffer.from(m.gzip), version: m.version };
-      gcHint.note(m.plain.byteLength + m.gzip.byteLength);
+      polled = lazyPlain(Buffer.from(m.gzip), m.version);
       status = m.status;
       pending = m.pending;
       series = m.series;
@@ -126,7 +140,6 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     stop: async () => {
       stopping = true;
       stopSelf();
-      gcHint.cancel();
       await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
       await worker.terminate();
       server.closeAllConnections();

@@ -1,7 +1,7 @@
 /**
  * The polling half of the threaded exporter: collectors, the store and all rendering run here, so
  * that parsing a large response or rendering 100,000 series never delays a scrape on the main
- * thread. After each change it posts the rendered body (plain and gzip) to the main thread.
+ * thread. After each change it posts the gzipped body to the main thread (transferred, not copied).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
@@ -25,8 +25,8 @@ const exporter = new Exporter(config, log, () => {
 const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 
 /** Gzip into a fresh ArrayBuffer (a pooled Buffer's memory cannot be transferred). */
-function gzipTransferable(plain: ArrayBuffer): ArrayBuffer {
-  const gz = gzipSync(new Uint8Array(plain), BODY_GZIP);
+function gzipTransferable(plain: Buffer): ArrayBuffer {
+  const gz = gzipSync(plain, BODY_GZIP);
   const ab = new ArrayBuffer(gz.length);
   new Uint8Array(ab).set(gz);
   return ab;
@@ -39,9 +39,8 @@ function publish(): void {
   scheduled = true;
   setTimeout(() => {
     scheduled = false;
-    const plain = exporter.store.renderTransferable();
-    const gzip = gzipTransferable(plain);
-    post({ type: 'snapshot', plain, gzip, version: exporter.store.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [plain, gzip]);
+    const gzip = gzipTransferable(exporter.store.renderUncached());
+    post({ type: 'snapshot', gzip, version: exporter.store.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [gzip]);
   }, 20);
 }
 exporter.store.onChange = publish;
