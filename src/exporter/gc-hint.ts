@@ -16,7 +16,7 @@
 import { getHeapStatistics } from 'node:v8';
 
 export interface GcHintOptions {
-  /** Changed bytes (series text, or bodies received from the polling thread) that justify a collection. */
+  /** Changed bytes of series text that justify a collection. */
   thresholdBytes: number;
   minIntervalMs: number;
   /** No collection while V8's heap holds more than this. */

@@ -74,7 +74,7 @@ export const configSchema = z
         /**
          * Poll and render in a worker thread, so that large polls never delay a scrape. auto: on when
          * the configuration can produce more than ~50,000 series (see expectedSeries), off otherwise
-         * (one thread is about 16 MiB smaller).
+         * (one thread is about 9 MiB smaller).
          */
         polling_thread: z.enum(['auto', 'on', 'off']).default('auto'),
         /** A client must send its request headers within this time (slow clients are cut off). */
