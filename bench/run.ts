@@ -9,15 +9,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Exporter } from '../src/exporter/app.js';
+import { Exporter } from '../src/exporter/exporter.js';
 import { KeyRotationsCollector } from '../src/exporter/collectors/key-rotations.js';
 import { MarketsCollector } from '../src/exporter/collectors/markets.js';
-import { Directory } from '../src/exporter/collectors/directory.js';
+import { Directory } from '../src/exporter/upstream/directory.js';
 import type { Collector } from '../src/exporter/collectors/types.js';
 import { configSchema } from '../src/exporter/config/schema.js';
-import { DatanodeClient } from '../src/exporter/http/client.js';
-import { LAUNCH_ENV, NODE_FLAGS } from '../src/exporter/launch.js';
-import { createLogger } from '../src/exporter/logger.js';
+import { DatanodeClient } from '../src/exporter/upstream/client.js';
+import { LAUNCH_ENV, NODE_FLAGS } from '../src/exporter/process/launch.js';
+import { createLogger } from '../src/exporter/process/logger.js';
 import { quantile, sampleLatency, wrk, type LoadResult } from './lib/load.js';
 import { freePort, start, waitFor, type Proc } from './lib/procs.js';
 
@@ -69,7 +69,7 @@ collectors:
   consistency: {enabled: false}
 `);
   const t0 = performance.now();
-  // As the bin, the image and npm start run it (src/exporter/launch.ts).
+  // As the bin, the image and npm start run it (src/exporter/process/launch.ts).
   const proc = start(process.execPath, [...NODE_FLAGS, 'dist/exporter/cli.js', '--config.file', cfg], LAUNCH_ENV);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => {

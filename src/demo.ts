@@ -3,9 +3,9 @@
  * Flags: --port <exporter port, default 19308> --seed <n> --sim-port <n, default ephemeral>.
  */
 import { parseArgs } from 'node:util';
-import { Exporter } from './exporter/app.js';
+import { Exporter } from './exporter/exporter.js';
 import { configSchema } from './exporter/config/schema.js';
-import { createLogger } from './exporter/logger.js';
+import { createLogger } from './exporter/process/logger.js';
 import { startSimulator } from './simulator/server.js';
 
 const { values } = parseArgs({

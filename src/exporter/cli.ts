@@ -2,17 +2,17 @@
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { VERSION } from './version.js';
-import { startThreaded } from './threaded.js';
+import { VERSION } from './process/version.js';
+import { startThreaded } from './process/threaded.js';
 import { usePollingThread } from './config/settings.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
-import { createLogger } from './logger.js';
-import { missingLaunchSettings } from './launch.js';
+import { createLogger } from './process/logger.js';
+import { missingLaunchSettings } from './process/launch.js';
 
 export async function main(argv: string[]): Promise<number> {
   let cli;
   let config;
-  let web: ReturnType<typeof import('./web-config.js')['loadWebConfig']> | undefined;
+  let web: ReturnType<typeof import('./web/auth.js')['loadWebConfig']> | undefined;
   try {
     cli = parseCli(argv);
     if (cli.help) {
@@ -25,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     config = loadConfig(cli);
     // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
-    if (config.web.config_file) web = (await import('./web-config.js')).loadWebConfig(config.web.config_file);
+    if (config.web.config_file) web = (await import('./web/auth.js')).loadWebConfig(config.web.config_file);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);
@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   let url: string;
   try {
     if (cli.singleThread || !usePollingThread(config)) {
-      const { Exporter } = await import('./app.js'); // the threaded path loads it only in the worker
+      const { Exporter } = await import('./exporter.js'); // the threaded path loads it only in the worker
       const ex = new Exporter(config, log, () => loadConfig(cli));
       url = await ex.start(undefined, web);
       exporter = ex;

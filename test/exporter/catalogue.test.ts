@@ -1,8 +1,8 @@
 /** The catalogue follows Prometheus naming rules, avoids the node software's names, and matches the docs. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, NETWORK_SCOPED, RESERVED_PREFIXES } from '../../src/exporter/catalogue.js';
-import { renderMetricDoc } from '../../src/exporter/metric-doc.js';
+import { CATALOGUE, NETWORK_SCOPED, RESERVED_PREFIXES } from '../../src/exporter/exposition/catalogue.js';
+import { renderMetricDoc } from '../../scripts/metric-doc.js';
 
 describe('metric catalogue', () => {
   it.each(CATALOGUE.map((m) => [m.name, m] as const))('%s follows the naming rules', (_n, m) => {

@@ -1,12 +1,12 @@
 /** The pure part of each collector: JSON fixtures in, samples out. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { M } from '../../src/exporter/catalogue.js';
+import { M } from '../../src/exporter/exposition/catalogue.js';
 import { RotationTally, parseRotation } from '../../src/exporter/collectors/key-rotations.js';
 import { networkHistorySamples } from '../../src/exporter/collectors/network-history.js';
 import { statisticsSamples } from '../../src/exporter/collectors/statistics.js';
 import { FieldError } from '../../src/exporter/errors.js';
-import type { Sample } from '../../src/exporter/render.js';
+import type { Sample } from '../../src/exporter/exposition/render.js';
 
 const fixture = (): any => JSON.parse(readFileSync(new URL('../fixtures/statistics.json', import.meta.url), 'utf8'));
 const val = (samples: Sample[], name: string, ...values: string[]): number | undefined =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimal, enumValue, headerU64, i64, rfc3339Seconds, u32, u64, unixNsSeconds } from '../../src/exporter/convert.js';
+import { decimal, enumValue, headerU64, i64, rfc3339Seconds, u32, u64, unixNsSeconds } from '../../src/exporter/upstream/convert.js';
 import { FieldError } from '../../src/exporter/errors.js';
 
 describe('converters', () => {

@@ -284,9 +284,9 @@ describe('the HTTP face', () => {
 
   it('/readyz waits for the first poll of every enabled collector', async () => {
     const s = await sim({ seed: 29, now: new ManualClock().now, faults: { endpoints: { statistics: { latencyMs: 1500 } } } });
-    const { Exporter } = await import('../../src/exporter/app.js');
+    const { Exporter } = await import('../../src/exporter/exporter.js');
     const { configSchema } = await import('../../src/exporter/config/schema.js');
-    const { createLogger } = await import('../../src/exporter/logger.js');
+    const { createLogger } = await import('../../src/exporter/process/logger.js');
     const ex = new Exporter(configSchema.parse({ targets: [{ name: 'n', url: s.url }], log: { level: 'silent' }, ...FAST }), createLogger('silent'));
     const url = await ex.start('127.0.0.1:0');
     cleanup.push(() => ex.stop());

@@ -1,8 +1,8 @@
 /** Start the real exporter in-process against a URL, with logs captured in memory. */
 import { Writable } from 'node:stream';
-import { Exporter } from '../../src/exporter/app.js';
+import { Exporter } from '../../src/exporter/exporter.js';
 import { configSchema, type Config, type ConfigInput } from '../../src/exporter/config/schema.js';
-import { createLogger } from '../../src/exporter/logger.js';
+import { createLogger } from '../../src/exporter/process/logger.js';
 
 export class LogCapture extends Writable {
   readonly lines: string[] = [];

@@ -9,7 +9,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
-import { LAUNCH_ENV, NODE_FLAGS, missingLaunchSettings } from '../../src/exporter/launch.js';
+import { LAUNCH_ENV, NODE_FLAGS, missingLaunchSettings } from '../../src/exporter/process/launch.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -134,7 +134,7 @@ describe('Dockerfile', () => {
   });
 });
 
-describe('launch settings (src/exporter/launch.ts)', () => {
+describe('launch settings (src/exporter/process/launch.ts)', () => {
   const env = Object.entries(LAUNCH_ENV).map(([k, v]) => `${k}=${v}`);
   it('the bin, npm start and the image start node with exactly the same flags and environment', () => {
     const shebang = read('src/exporter/cli.ts').split('\n')[0];

@@ -4,7 +4,7 @@
  * look healthy but serve incomplete data disagree with the majority here.
  */
 import { createHash } from 'node:crypto';
-import { headerU64, obj, str, arr } from '../convert.js';
+import { headerU64, obj, str, arr } from '../upstream/convert.js';
 import type { Collector } from './types.js';
 
 export const consistencyCollector: Collector = {

@@ -3,11 +3,11 @@
  * for rows after the last cursor seen, so a steady-state poll is one request whatever the history's
  * size. State lives in memory: a restart rebuilds the counts with one full walk.
  */
-import { M } from '../catalogue.js';
-import { obj, str, u64 } from '../convert.js';
+import { M } from '../exposition/catalogue.js';
+import { obj, str, u64 } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import { walkConnection } from '../http/paginate.js';
-import type { Sample } from '../render.js';
+import { walkConnection } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 /** The real data node path first; the specification's path when a node answers 404 there. */

@@ -3,14 +3,14 @@
  * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
-import { M } from '../catalogue.js';
-import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { M } from '../exposition/catalogue.js';
+import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import { walkConnection } from '../http/paginate.js';
-import type { Sample } from '../render.js';
-import { oneHot } from '../scale.js';
+import { walkConnection } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
+import { oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
-import { marketFacts, type Directory } from './directory.js';
+import { marketFacts, type Directory } from '../upstream/directory.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface MarketOptions {

@@ -2,10 +2,10 @@
  * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
  * list is read, and nothing from the body reaches a label, a log line or an error message.
  */
-import { M } from '../catalogue.js';
-import { arr, obj } from '../convert.js';
+import { M } from '../exposition/catalogue.js';
+import { arr, obj } from '../upstream/convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
-import type { Sample } from '../render.js';
+import type { Sample } from '../exposition/render.js';
 import type { Collector } from './types.js';
 
 export function networkHistorySamples(target: string, body: unknown): Sample[] {

@@ -1,8 +1,8 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
-import { M } from '../catalogue.js';
-import { enumValue, obj, str } from '../convert.js';
-import { walkConnection, type Truncation } from '../http/paginate.js';
-import type { Sample } from '../render.js';
+import { M } from '../exposition/catalogue.js';
+import { enumValue, obj, str } from '../upstream/convert.js';
+import { walkConnection, type Truncation } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class NodeSignaturesCollector implements Collector {

@@ -2,13 +2,13 @@
  * Listed orders: GET /api/v2/order/{id} (and ?version=N when pinned). A 404 is "not found", not a
  * failure. Size and price are scaled by the market's decimals when the market is known.
  */
-import { M } from '../catalogue.js';
-import { enumValue, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { M } from '../exposition/catalogue.js';
+import { enumValue, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import type { Sample } from '../render.js';
-import { oneHot, scaleDown } from '../scale.js';
+import type { Sample } from '../exposition/render.js';
+import { oneHot, scaleDown } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
-import type { Directory, MarketFacts } from './directory.js';
+import type { Directory, MarketFacts } from '../upstream/directory.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface OrderRef {

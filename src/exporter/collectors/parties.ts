@@ -2,11 +2,11 @@
  * Parties: the total (walking every page, paced by the client, on a slow schedule) and, for listed
  * party ids, whether each exists. A 404 for a listed id is "no", not a failure.
  */
-import { M } from '../catalogue.js';
-import { obj, str } from '../convert.js';
+import { M } from '../exposition/catalogue.js';
+import { obj, str } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import { walkConnection } from '../http/paginate.js';
-import type { Sample } from '../render.js';
+import { walkConnection } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class PartiesCollector implements Collector {

@@ -4,13 +4,13 @@
  * lookup per unknown market); money fields by the settlement asset's decimals (from the config, or
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
-import { M } from '../catalogue.js';
-import { enumValue, i64, obj, str, u64, unixNsSeconds } from '../convert.js';
-import { walkConnection } from '../http/paginate.js';
-import type { Sample } from '../render.js';
-import { oneHot, scaleDown } from '../scale.js';
+import { M } from '../exposition/catalogue.js';
+import { enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
+import { walkConnection } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
+import { oneHot, scaleDown } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
-import type { Directory, MarketFacts } from './directory.js';
+import type { Directory, MarketFacts } from '../upstream/directory.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface PositionRow {

@@ -1,7 +1,7 @@
 /** GET /statistics → samples. The pure part takes the JSON body and headers, nothing else. */
-import { M } from '../catalogue.js';
-import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../convert.js';
-import type { Sample } from '../render.js';
+import { M } from '../exposition/catalogue.js';
+import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
+import type { Sample } from '../exposition/render.js';
 import type { Collector, NodeFacts } from './types.js';
 
 /** Chain states real nodes know; each gets a 0/1 series, plus any unknown state the node sends. */

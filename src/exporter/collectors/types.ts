@@ -1,7 +1,7 @@
-import type { CollectorName, MetricDef } from '../catalogue.js';
-import type { DatanodeClient } from '../http/client.js';
-import type { Truncation } from '../http/paginate.js';
-import type { Sample } from '../render.js';
+import type { CollectorName, MetricDef } from '../exposition/catalogue.js';
+import type { DatanodeClient } from '../upstream/client.js';
+import type { Truncation } from '../upstream/paginate.js';
+import type { Sample } from '../exposition/render.js';
 
 /**
  * Node-scoped collectors describe one data node and run per target. Network-scoped collectors

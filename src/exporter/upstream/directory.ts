@@ -3,9 +3,9 @@
  * decimals and the settlement asset per market, decimals per asset. Filled by the markets collector
  * and, for anything it has not seen, by single lookups that are cached.
  */
-import { obj, str, u64, i64 } from '../convert.js';
+import { obj, str, u64, i64 } from './convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import type { DatanodeClient } from '../http/client.js';
+import type { DatanodeClient } from './client.js';
 
 export interface MarketFacts {
   id: string;

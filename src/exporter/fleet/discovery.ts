@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import type { TargetConfig } from './config/schema.js';
-import type { Logger } from './logger.js';
+import type { TargetConfig } from '../config/schema.js';
+import type { Logger } from '../process/logger.js';
 
 interface FileState {
   digest: string | undefined;
@@ -50,7 +50,7 @@ export class Discovery {
       }
       const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
       // Loaded on first use: an exporter without discovery files never needs the schema library here.
-      const { targetListSchema } = await import('./config/schema.js');
+      const { targetListSchema } = await import('../config/schema.js');
       const parsed = targetListSchema.safeParse(list ?? []);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;

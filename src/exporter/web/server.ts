@@ -6,8 +6,8 @@
 import type express from 'express';
 import http from 'node:http';
 import https from 'node:https';
-import { CONTENT_TYPE } from './render.js';
-import type { SelfMetrics } from './self-metrics.js';
+import { CONTENT_TYPE } from '../exposition/render.js';
+import type { SelfMetrics } from '../exposition/self-metrics.js';
 
 /** What the landing page shows per runner. */
 export interface RunnerStatus {

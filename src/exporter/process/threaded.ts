@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { VERSION } from './version.js';
-import type { CliOptions } from './config/load.js';
-import type { Config } from './config/schema.js';
+import type { CliOptions } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from './logger.js';
-import { SelfMetrics, createSelfRegistry } from './self-metrics.js';
-import { createHandler, listen, type PolledBody, type RunnerStatus } from './server.js';
-import type { WebConfig } from './web-config.js';
+import { SelfMetrics, createSelfRegistry } from '../exposition/self-metrics.js';
+import { createHandler, listen, type PolledBody, type RunnerStatus } from '../web/server.js';
+import type { WebConfig } from '../web/auth.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -127,7 +127,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     },
   });
   const w = config.web;
-  const guarded = web ? (await import('./web-config.js')).protect(handler, web.config) : handler;
+  const guarded = web ? (await import('../web/auth.js')).protect(handler, web.config) : handler;
   const server: http.Server = await listen(guarded, { address: w.listen_address, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
   const a = server.address() as AddressInfo;
   const url = `${web?.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;

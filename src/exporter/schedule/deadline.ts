@@ -3,7 +3,7 @@
  * the same, but on Node 20 every call leaves a reference on each parent until the parent aborts:
  * a runner's stop signal lives as long as the process, so that leaked a little on every poll.
  */
-import { ExporterError } from './errors.js';
+import { ExporterError } from '../errors.js';
 
 export interface Linked {
   signal: AbortSignal;

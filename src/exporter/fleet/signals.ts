@@ -3,9 +3,9 @@
  * collector should ask first, and the cross-node signals (height lag, chain-id and version
  * disagreement, data agreement).
  */
-import { M } from './catalogue.js';
-import type { NodeFacts } from './collectors/types.js';
-import type { Sample } from './render.js';
+import { M } from '../exposition/catalogue.js';
+import type { NodeFacts } from '../collectors/types.js';
+import type { Sample } from '../exposition/render.js';
 
 export interface TargetView {
   name: string;

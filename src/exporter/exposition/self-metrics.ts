@@ -5,7 +5,7 @@
  * catalogue's families.
  */
 import { gzipSync } from 'node:zlib';
-import { Registry, collectDefaultMetrics, Gauge } from './lean/prom-client.js';
+import { Registry, collectDefaultMetrics, Gauge } from '../process/lean/prom-client.js';
 
 export function createSelfRegistry(version: string, seriesCount: () => number): Registry {
   const registry = new Registry();

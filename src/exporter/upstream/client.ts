@@ -3,11 +3,11 @@
  * gzip), pacing below the node's rate limit, bounded retries with jitter inside the caller's
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
-import { Pool, undiciErrors, undiciRequest } from '../lean/undici.js';
+import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { TokenBucket, sleep } from './pace.js';
-import { linkedSignal } from '../signal.js';
+import { linkedSignal } from '../schedule/deadline.js';
 
 export interface ClientOptions {
   url: string;

@@ -2,7 +2,7 @@
  * Follow a data-node list to its end: first/after paging, a page cap, loop detection (a cursor seen
  * twice), and an honest report of whether the walk was truncated.
  */
-import { arr, obj, str } from '../convert.js';
+import { arr, obj, str } from './convert.js';
 import { FieldError } from '../errors.js';
 
 export interface PageInfo {

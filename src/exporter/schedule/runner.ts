@@ -5,14 +5,14 @@
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
-import { M } from './catalogue.js';
-import type { Collector, NodeFacts } from './collectors/types.js';
-import { ExporterError } from './errors.js';
-import { linkedSignal } from './signal.js';
-import type { DatanodeClient } from './http/client.js';
-import type { Logger } from './logger.js';
-import type { Sample } from './render.js';
-import type { SeriesStore } from './store.js';
+import { M } from '../exposition/catalogue.js';
+import type { Collector, NodeFacts } from '../collectors/types.js';
+import { ExporterError } from '../errors.js';
+import { linkedSignal } from './deadline.js';
+import type { DatanodeClient } from '../upstream/client.js';
+import type { Logger } from '../process/logger.js';
+import type { Sample } from '../exposition/render.js';
+import type { SeriesStore } from '../exposition/store.js';
 
 export interface RunnerSettings {
   intervalMs: number;

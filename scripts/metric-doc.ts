@@ -1,5 +1,5 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
-import { CATALOGUE, type MetricDef } from './catalogue.js';
+import { CATALOGUE, type MetricDef } from '../src/exporter/exposition/catalogue.js';
 
 const TITLES: Record<MetricDef['collector'], string> = {
   statistics: 'statistics collector (`GET /statistics`, every 15 s by default)',
@@ -21,7 +21,7 @@ export function renderMetricDoc(): string {
   const out: string[] = [
     '# Metric reference',
     '',
-    '<!-- Generated from src/exporter/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
+    '<!-- Generated from src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
     'Every polled series carries `target`, the configured name of the data node. Values are cached between',
     'polls and dropped once older than the collector\'s maximum age (three intervals by default), so Prometheus',

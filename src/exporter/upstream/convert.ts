@@ -2,7 +2,7 @@
  * Converters from the data node's JSON encodings to numbers. Each names the field on failure.
  * 64-bit integers go through BigInt so values beyond 2^53 stay exact until the final float.
  */
-import { FieldError } from './errors.js';
+import { FieldError } from '../errors.js';
 
 const U64 = /^\d{1,20}$/;
 const I64 = /^-?\d{1,19}$/;

@@ -5,11 +5,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
-import { Exporter } from './app.js';
-import type { CliOptions } from './config/load.js';
-import type { Config } from './config/schema.js';
+import { Exporter } from '../exporter.js';
+import type { CliOptions } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { createLogger } from './logger.js';
-import { BODY_GZIP } from './store.js';
+import { BODY_GZIP } from '../exposition/store.js';
 import type { WorkerRequest, WorkerMessage } from './threaded.js';
 
 const port = parentPort!;
@@ -55,7 +55,7 @@ port.on('message', (req: WorkerRequest) => {
       );
       break;
     case 'reload':
-      import('./config/load.js')
+      import('../config/load.js')
         .then((m) => {
           load = m.loadConfig;
           return exporter.reload();

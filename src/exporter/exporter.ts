@@ -7,9 +7,9 @@
 import type http from 'node:http';
 import { isMainThread } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
-import { M, type CollectorName } from './catalogue.js';
+import { M, type CollectorName } from './exposition/catalogue.js';
 import { consistencyCollector } from './collectors/consistency.js';
-import { Directory } from './collectors/directory.js';
+import { Directory } from './upstream/directory.js';
 import { KeyRotationsCollector } from './collectors/key-rotations.js';
 import { MarketsCollector } from './collectors/markets.js';
 import { networkHistoryCollector } from './collectors/network-history.js';
@@ -21,21 +21,21 @@ import { statisticsCollector } from './collectors/statistics.js';
 import type { Collector } from './collectors/types.js';
 import { intervalToCron, isEnabled } from './config/settings.js';
 import type { CollectorConfig, CollectorKey, Config, TargetConfig } from './config/schema.js';
-import { Discovery } from './discovery.js';
-import { candidateOrder, fleetSamples, networkOf, shardOf, type TargetView } from './fleet.js';
-import { GcHint } from './gc-hint.js';
-import { DatanodeClient } from './http/client.js';
-import type { Logger } from './logger.js';
-import { header, sampleLine, type Sample } from './render.js';
-import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './runner.js';
+import { Discovery } from './fleet/discovery.js';
+import { candidateOrder, fleetSamples, networkOf, shardOf, type TargetView } from './fleet/signals.js';
+import { GcHint } from './process/gc-hint.js';
+import { DatanodeClient } from './upstream/client.js';
+import type { Logger } from './process/logger.js';
+import { header, sampleLine, type Sample } from './exposition/render.js';
+import { CollectorRunner, targetKeyPrefix, type RunnerSettings } from './schedule/runner.js';
 // The server and prom-client are loaded only by start(): the polling worker needs neither.
 import type https from 'node:https';
-import type { WebConfig } from './web-config.js';
-import type { PolledBody, RunnerStatus } from './server.js';
-import { SeriesStore } from './store.js';
+import type { WebConfig } from './web/auth.js';
+import type { PolledBody, RunnerStatus } from './web/server.js';
+import { SeriesStore } from './exposition/store.js';
 
-export { VERSION } from './version.js';
-import { VERSION } from './version.js';
+export { VERSION } from './process/version.js';
+import { VERSION } from './process/version.js';
 
 const NODE_COLLECTORS = ['statistics', 'network_history', 'consistency'] as const;
 const NETWORK_COLLECTORS = ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders'] as const;
@@ -321,7 +321,7 @@ export class Exporter {
 
   /** Poll and serve in this thread (tests, and --web.single-thread). */
   async start(listenAddress = this.config.web.listen_address, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<string> {
-    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }] = await Promise.all([import('./self-metrics.js'), import('./server.js')]);
+    const [{ SelfMetrics, createSelfRegistry }, { createHandler, listen }] = await Promise.all([import('./exposition/self-metrics.js'), import('./web/server.js')]);
     const self = new SelfMetrics(createSelfRegistry(VERSION, () => this.store.seriesCount()));
     await self.refresh();
     this.stopSelf = self.keepFresh();
@@ -334,7 +334,7 @@ export class Exporter {
       reload: () => this.reload(),
     });
     const w = this.config.web;
-    const guarded = web ? (await import('./web-config.js')).protect(handler, web.config) : handler;
+    const guarded = web ? (await import('./web/auth.js')).protect(handler, web.config) : handler;
     this.server = await listen(guarded, { address: listenAddress, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
     await this.startCore();
     const a = this.server.address() as AddressInfo;

@@ -5,7 +5,7 @@
  */
 import { constants, gzipSync, type ZlibOptions } from 'node:zlib';
 import { CATALOGUE, type MetricDef } from './catalogue.js';
-import type { GcHint } from './gc-hint.js';
+import type { GcHint } from '../process/gc-hint.js';
 import { fragments, header, type Sample } from './render.js';
 
 /**
