@@ -1,27 +1,21 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
-import { CATALOGUE, type MetricDef } from '../src/exporter/exposition/catalogue.js';
+import type { AnyCollectorModule } from '../src/exporter/collectors/define.js';
+import { COLLECTORS } from '../src/exporter/collectors/index.js';
+import { ownedBy, type MetricDef } from '../src/exporter/exposition/catalogue.js';
 
-const TITLES: Record<MetricDef['collector'], string> = {
-  statistics: 'statistics collector (`GET /statistics`, every 15 s by default)',
-  consistency: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
-  network_history: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
-  key_rotations: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
-  markets: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
-  positions: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
-  parties: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
-  node_signatures: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
-  orders: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
-  fleet: 'fleet signals (computed across targets after each statistics and consistency poll)',
-  exporter: 'the exporter itself',
-};
+/** Sections beyond the collectors': their titles, and the metrics they hold. */
+const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
+  { title: 'fleet signals (computed across targets after each statistics and consistency poll)', metrics: ownedBy('fleet') },
+  { title: 'the exporter itself', metrics: ownedBy('exporter') },
+];
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 
-export function renderMetricDoc(): string {
+export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLLECTORS): string {
   const out: string[] = [
     '# Metric reference',
     '',
-    '<!-- Generated from src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
+    '<!-- Generated from the collector registry (src/exporter/collectors/index.ts) and src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
     'Every polled series carries `target`, the configured name of the data node. Values are cached between',
     'polls and dropped once older than the collector\'s maximum age (three intervals by default), so Prometheus',
@@ -29,11 +23,10 @@ export function renderMetricDoc(): string {
     'a missing header) are absent series, never 0.',
     '',
   ];
-  for (const collector of Object.keys(TITLES) as MetricDef['collector'][]) {
-    const defs = CATALOGUE.filter((m) => m.collector === collector);
-    if (defs.length === 0) continue;
-    out.push(`## ${TITLES[collector]}`, '', '| name | type | labels | unit | source | description |', '|---|---|---|---|---|---|');
-    for (const m of defs) {
+  for (const section of [...collectors, ...OTHERS]) {
+    if (section.metrics.length === 0) continue;
+    out.push(`## ${section.title}`, '', '| name | type | labels | unit | source | description |', '|---|---|---|---|---|---|');
+    for (const m of section.metrics) {
       const desc = m.help.replace(/ Source: .*$/, '');
       out.push(`| \`${m.name}\` | ${m.type} | ${m.labels.map((l) => `\`${l}\``).join(', ')} | ${cell(m.unit || '-')} | ${cell(m.source)} | ${cell(desc)} |`);
     }

@@ -2,17 +2,18 @@
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { VERSION } from './process/version.js';
-import { startThreaded } from './process/threaded.js';
-import { usePollingThread } from './config/settings.js';
 import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
-import { createLogger } from './process/logger.js';
 import { missingLaunchSettings } from './process/launch.js';
+import { createLogger } from './process/logger.js';
+import { usePollingThread } from './process/polling-thread.js';
+import { startThreaded } from './process/threaded.js';
+import { VERSION } from './process/version.js';
+import type { WebAuth } from './web/start.js';
 
 export async function main(argv: string[]): Promise<number> {
   let cli;
   let config;
-  let web: ReturnType<typeof import('./web/auth.js')['loadWebConfig']> | undefined;
+  let web: WebAuth | undefined;
   try {
     cli = parseCli(argv);
     if (cli.help) {

@@ -12,7 +12,6 @@ export type ErrorCode =
   | 'UPSTREAM_BAD_JSON'
   | 'UPSTREAM_BAD_FIELD'
   | 'UPSTREAM_RATE_LIMITED'
-  | 'PAGINATION_LOOP'
   | 'POLL_TIMEOUT';
 
 export class ExporterError extends Error {
@@ -57,4 +56,9 @@ export function describe(v: unknown): string {
   if (Array.isArray(v)) return `an array of ${v.length}`;
   if (typeof v === 'string') return `a string of ${v.length} characters`;
   return `a ${typeof v}`;
+}
+
+/** The stable code of any error: UNEXPECTED for those that are not ours. */
+export function errorCode(err: unknown): string {
+  return err instanceof ExporterError ? err.code : 'UNEXPECTED';
 }

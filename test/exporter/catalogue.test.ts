@@ -1,7 +1,10 @@
 /** The catalogue follows Prometheus naming rules, avoids the node software's names, and matches the docs. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, NETWORK_SCOPED, RESERVED_PREFIXES } from '../../src/exporter/exposition/catalogue.js';
+import { CATALOGUE, COLLECTORS } from '../../src/exporter/collectors/index.js';
+import { BUILTIN_METRICS, RESERVED_PREFIXES } from '../../src/exporter/exposition/catalogue.js';
+
+const SCOPE = new Map<string, string>(COLLECTORS.map((c) => [c.name, c.scope]));
 import { renderMetricDoc } from '../../scripts/metric-doc.js';
 
 describe('metric catalogue', () => {
@@ -15,9 +18,15 @@ describe('metric catalogue', () => {
     for (const p of RESERVED_PREFIXES) expect(m.name.startsWith(p), `${m.name} collides with ${p}*`).toBe(false);
     expect(m.help).toContain('Source:');
     // Node-scoped series say which target they describe; network-scoped ones which network.
-    if (NETWORK_SCOPED.has(m.collector)) expect(m.labels[0]).toBe('network');
-    else if (m.collector === 'statistics' || m.collector === 'network_history') expect(m.labels[0]).toBe('target');
+    if (SCOPE.get(m.collector) === 'network') expect(m.labels[0]).toBe('network');
+    else if (SCOPE.get(m.collector) === 'node') expect(m.labels[0]).toBe('target');
+    else expect(['fleet', 'exporter']).toContain(m.collector);
     if (m.collector !== 'exporter' && m.collector !== 'fleet') expect(m.help).toContain('Polled and cached');
+  });
+
+  it('every metric defined is in the running catalogue, under the collector that owns it', () => {
+    expect(new Set(CATALOGUE)).toEqual(new Set(BUILTIN_METRICS));
+    for (const c of COLLECTORS) for (const m of c.metrics) expect(m.collector).toBe(c.name);
   });
 
   it('names are unique', () => {

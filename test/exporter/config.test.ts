@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/exporter/cli.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
-import { expectedSeries, usePollingThread } from '../../src/exporter/config/settings.js';
+import { expectedSeries, usePollingThread } from '../../src/exporter/process/polling-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dne-config-'));
 let n = 0;

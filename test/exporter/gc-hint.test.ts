@@ -56,7 +56,7 @@ describe('GcHint', () => {
     const notes: number[] = [];
     const store = new SeriesStore();
     store.gcHint = { note: (n: number) => notes.push(n) } as unknown as GcHint;
-    store.set('a', [{ metric: M.up, values: ['t1'], value: 1 }], 0, Infinity);
+    store.set({ scope: 'target', id: 'a', source: 'test' }, [{ metric: M.up, values: ['t1'], value: 1 }], 0, Infinity);
     expect(notes).toEqual([Buffer.byteLength('vega_up{target="t1"} 1\n')]);
   });
 });

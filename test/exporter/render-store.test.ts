@@ -21,8 +21,8 @@ describe('render', () => {
 describe('store', () => {
   it('merges sources per family with one HELP/TYPE, in catalogue order', () => {
     const s = new SeriesStore();
-    s.set('b', [{ metric: M.peers, values: ['b'], value: 2 }, { metric: M.blockHeight, values: ['b'], value: 20 }], 0, Infinity);
-    s.set('a', [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    s.set({ scope: 'target', id: 'b', source: 'test' }, [{ metric: M.peers, values: ['b'], value: 2 }, { metric: M.blockHeight, values: ['b'], value: 20 }], 0, Infinity);
+    s.set({ scope: 'target', id: 'a', source: 'test' }, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
     const text = s.render().toString();
     expect(text.match(/# TYPE vega_peers gauge/g)).toHaveLength(1);
     expect(text.indexOf('vega_block_height{target="b"}')).toBeLessThan(text.indexOf('vega_peers{target="a"}'));
@@ -33,11 +33,11 @@ describe('store', () => {
 
   it('drops a source past its maximum age and re-renders', () => {
     const s = new SeriesStore();
-    s.set('old', [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);
-    s.set('meta', [{ metric: M.collectorSuccess, values: ['old', 'statistics'], value: 0 }], 1000, Infinity);
+    s.set({ scope: 'target', id: 'old', source: 'test' }, [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);
+    s.set({ scope: 'target', id: 'old', source: 'test', meta: true }, [{ metric: M.collectorSuccess, values: ['old', 'statistics'], value: 0 }], 1000, Infinity);
     expect(s.expire(3999)).toEqual([]);
     expect(s.render().toString()).toContain('vega_peers');
-    expect(s.expire(4001)).toEqual(['old']);
+    expect(s.expire(4001)).toEqual([{ scope: 'target', id: 'old', source: 'test' }]);
     expect(s.render().toString()).not.toContain('vega_peers');
     expect(s.render().toString()).toContain('vega_collector_success');
   });

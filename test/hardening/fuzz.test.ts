@@ -76,12 +76,12 @@ function check(run: () => Sample[]): void {
   }
   for (const s of samples) expect(typeof s.value).toBe('number');
   const store = new SeriesStore();
-  store.set('x', samples, 0, Infinity);
+  store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
   const text = store.render().toString('utf8');
   const parsed = parseExposition(text); // throws on any malformed line
   expect(parsed.length).toBe(samples.length);
   // Keep some outputs for one promtool run at the end (each under its own target, so no duplicates).
-  if (corpusN++ % 10 === 0) corpus.set(`k${corpusN}`, samples.map((s) => ({ ...s, values: [`t${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
+  if (corpusN++ % 10 === 0) corpus.set({ scope: 'target', id: `k${corpusN}`, source: 'fuzz' }, samples.map((s) => ({ ...s, values: [`t${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
 }
 
 const headers = fc.record({ 'x-block-height': fc.option(fc.oneof(fc.string(), fc.constantFrom('0', '18591101', '99999999999999999999')), { nil: undefined }), 'x-block-timestamp': fc.option(fc.string(), { nil: undefined }) });
@@ -133,11 +133,11 @@ describe('property: nothing escapes but ExporterError, and output is valid expos
       body.statistics.chainId = `${weird}"\\\n`;
       const samples = statisticsSamples('t', body, {});
       const store = new SeriesStore();
-      store.set('x', samples, 0, Infinity);
+      store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
       const info = parseExposition(store.render().toString()).find((s) => s.name === 'vega_build_info')!;
       expect(info.labels.app_version).toBe(weird);
       expect(info.labels.chain_id).toBe(`${weird}"\\\n`);
-      corpus.set(`w${corpusN++}`, samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
+      corpus.set({ scope: 'target', id: `w${corpusN++}`, source: 'fuzz' }, samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
     }), { numRuns: 200 });
   });
 

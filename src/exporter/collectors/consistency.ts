@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { headerU64, obj, str, arr } from '../upstream/convert.js';
+import { simpleCollectorConfig } from '../config/fields.js';
+import { defineCollector } from './define.js';
 import type { Collector } from './types.js';
 
 export const consistencyCollector: Collector = {
-  name: 'consistency',
-  scope: 'node',
   async collect({ client, signal, pageSize }) {
     const markets = await client.get('/api/v2/markets', [['pagination.first', String(pageSize)], ['pagination.newestFirst', 'false']], 'markets', signal);
     const conn = obj(obj(markets.json, 'body').markets, 'markets');
@@ -22,3 +22,13 @@ export const consistencyCollector: Collector = {
     return { samples: [], facts: { fingerprint: digest, ...(height !== undefined && height > 0n ? { fingerprintHeight: height } : {}) } };
   },
 };
+
+export default defineCollector({
+  name: 'consistency',
+  scope: 'node',
+  title: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
+  config: simpleCollectorConfig('60s', true),
+  metrics: [],
+  expectedSeries: () => 0,
+  create: () => consistencyCollector,
+});

@@ -3,11 +3,13 @@
  * for rows after the last cursor seen, so a steady-state poll is one request whatever the history's
  * size. State lives in memory: a restart rebuilds the counts with one full walk.
  */
-import { M } from '../exposition/catalogue.js';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { simpleCollectorConfig } from '../config/fields.js';
 import { obj, str, u64 } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 /** The real data node path first; the specification's path when a node answers 404 there. */
@@ -68,8 +70,6 @@ export class RotationTally {
 }
 
 export class KeyRotationsCollector implements Collector {
-  readonly name = 'key_rotations' as const;
-  readonly scope = 'network' as const;
   private tally = new RotationTally();
   private pathIndex = 0;
 
@@ -104,3 +104,15 @@ export class KeyRotationsCollector implements Collector {
     return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated };
   }
 }
+
+export default defineCollector({
+  name: 'key_rotations',
+  scope: 'network',
+  title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
+  config: simpleCollectorConfig('60s', true),
+  metrics: ownedBy('key_rotations'),
+  paginated: true,
+  // Two series per validator; a validator set stays well under 200.
+  expectedSeries: () => 2 * 200,
+  create: () => new KeyRotationsCollector(),
+});

@@ -3,7 +3,9 @@
  * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
-import { M } from '../exposition/catalogue.js';
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { timing } from '../config/fields.js';
 import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
@@ -11,6 +13,7 @@ import type { Sample } from '../exposition/render.js';
 import { oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import { marketFacts, type Directory } from '../upstream/directory.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface MarketOptions {
@@ -152,8 +155,6 @@ function codeOf(m: Json): string {
 }
 
 export class MarketsCollector implements Collector {
-  readonly name = 'markets' as const;
-  readonly scope = 'network' as const;
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
   private useV2 = false;
 
@@ -190,9 +191,26 @@ export class MarketsCollector implements Collector {
     this.directory.setMarkets(markets.map((m, i) => marketFacts(m, `markets[${i}]`)));
     return { samples, ...(pages !== undefined ? { pages, truncated } : {}) };
   }
-
-  /** Which source this target uses (for tests and the landing page). */
-  get source(): string {
-    return this.useV2 ? '/api/v2/markets' : '/markets';
-  }
 }
+
+export default defineCollector({
+  name: 'markets',
+  scope: 'network',
+  title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
+  config: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      ...timing('60s'),
+      /** Beyond this many markets, per-market series stop and vega_markets_over_limit says so. */
+      max_markets: z.number().int().min(0).default(500),
+      /** Only these markets (ids or codes) get per-market series; empty means all. */
+      allow: z.array(z.string().min(1)).default([]),
+      /** Keep only the counts by state and trading mode. */
+      counts_only: z.boolean().default(false),
+    })
+    .prefault({}),
+  metrics: ownedBy('markets'),
+  // Counts by state and mode, then about 45 series per market up to the guard.
+  expectedSeries: (c) => (c.counts_only ? 40 : 40 + 45 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
+  create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+});

@@ -2,10 +2,12 @@
  * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
  * list is read, and nothing from the body reaches a label, a log line or an error message.
  */
-import { M } from '../exposition/catalogue.js';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { simpleCollectorConfig } from '../config/fields.js';
 import { arr, obj } from '../upstream/convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { Sample } from '../exposition/render.js';
+import { defineCollector } from './define.js';
 import type { Collector } from './types.js';
 
 export function networkHistorySamples(target: string, body: unknown): Sample[] {
@@ -25,9 +27,6 @@ export function isNetworkHistoryDisabled(err: unknown): boolean {
 }
 
 export const networkHistoryCollector: Collector = {
-  name: 'network_history',
-  scope: 'node',
-  upMetric: M.nhUp,
   async collect({ target, client, signal }) {
     try {
       const res = await client.get('/api/v2/networkhistory', [], 'networkhistory', signal);
@@ -38,3 +37,14 @@ export const networkHistoryCollector: Collector = {
     }
   },
 };
+
+export default defineCollector({
+  name: 'network_history',
+  scope: 'node',
+  title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
+  config: simpleCollectorConfig('15s', true),
+  metrics: ownedBy('network_history'),
+  upMetric: M.nhUp,
+  expectedSeries: () => 10,
+  create: () => networkHistoryCollector,
+});

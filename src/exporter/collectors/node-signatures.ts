@@ -1,14 +1,14 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
-import { M } from '../exposition/catalogue.js';
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { hex64, timing } from '../config/fields.js';
 import { enumValue, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class NodeSignaturesCollector implements Collector {
-  readonly name = 'node_signatures' as const;
-  readonly scope = 'network' as const;
-
   constructor(private readonly ids: readonly string[]) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
@@ -36,3 +36,15 @@ export class NodeSignaturesCollector implements Collector {
     return { samples, pages, truncated };
   }
 }
+
+export default defineCollector({
+  name: 'node_signatures',
+  scope: 'network',
+  title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
+  config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(hex64).default([]) }).prefault({}),
+  metrics: ownedBy('node_signatures'),
+  enabled: (c) => c.enabled ?? c.ids.length > 0,
+  check: (c) => (c.enabled === true && c.ids.length === 0 ? [{ path: ['ids'], message: 'expected at least one id: the node_signatures collector only watches listed ids' }] : []),
+  expectedSeries: (c) => 8 * c.ids.length,
+  create: (c) => new NodeSignaturesCollector(c.ids),
+});

@@ -2,13 +2,16 @@
  * Listed orders: GET /api/v2/order/{id} (and ?version=N when pinned). A 404 is "not found", not a
  * failure. Size and price are scaled by the market's decimals when the market is known.
  */
-import { M } from '../exposition/catalogue.js';
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { timing } from '../config/fields.js';
 import { enumValue, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface OrderRef {
@@ -47,8 +50,6 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
 }
 
 export class OrdersCollector implements Collector {
-  readonly name = 'orders' as const;
-  readonly scope = 'network' as const;
   private readonly refs: OrderRef[];
 
   constructor(ids: readonly string[], private readonly directory: Directory) {
@@ -74,3 +75,18 @@ export class OrdersCollector implements Collector {
     return { samples };
   }
 }
+
+/** An order id, optionally pinned to a version: "<id>" or "<id>@<version>". */
+const orderRef = z.string().regex(/^[0-9a-f]{64}(@[1-9]\d{0,8})?$/, { error: 'expected a 64-character hex order id, optionally @<version> (1 or more)' });
+
+export default defineCollector({
+  name: 'orders',
+  scope: 'network',
+  title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
+  config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(orderRef).default([]) }).prefault({}),
+  metrics: ownedBy('orders'),
+  enabled: (c) => c.enabled ?? c.ids.length > 0,
+  check: (c) => (c.enabled === true && c.ids.length === 0 ? [{ path: ['ids'], message: 'expected at least one id: the orders collector only watches listed ids' }] : []),
+  expectedSeries: (c) => 25 * c.ids.length,
+  create: (c, { directory }) => new OrdersCollector(c.ids, directory),
+});

@@ -2,17 +2,17 @@
  * Parties: the total (walking every page, paced by the client, on a slow schedule) and, for listed
  * party ids, whether each exists. A 404 for a listed id is "no", not a failure.
  */
-import { M } from '../exposition/catalogue.js';
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { partyId, timing } from '../config/fields.js';
 import { obj, str } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class PartiesCollector implements Collector {
-  readonly name = 'parties' as const;
-  readonly scope = 'network' as const;
-
   constructor(private readonly partyIds: readonly string[]) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
@@ -41,3 +41,13 @@ export class PartiesCollector implements Collector {
     return { samples, pages: r.pages, truncated: r.truncated };
   }
 }
+
+export default defineCollector({
+  name: 'parties',
+  scope: 'network',
+  title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
+  config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(partyId).default([]) }).prefault({}),
+  metrics: ownedBy('parties'),
+  expectedSeries: (c) => 1 + c.party_ids.length,
+  create: (c) => new PartiesCollector(c.party_ids),
+});

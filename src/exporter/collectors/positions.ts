@@ -4,13 +4,16 @@
  * lookup per unknown market); money fields by the settlement asset's decimals (from the config, or
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
-import { M } from '../exposition/catalogue.js';
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { HEX64, hex64, partyId, timing } from '../config/fields.js';
 import { enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
+import { defineCollector } from './define.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface PositionRow {
@@ -60,9 +63,6 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 }
 
 export class PositionsCollector implements Collector {
-  readonly name = 'positions' as const;
-  readonly scope = 'network' as const;
-
   constructor(private readonly partyIds: readonly string[], private readonly marketIds: readonly string[], private readonly directory: Directory) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
@@ -83,3 +83,29 @@ export class PositionsCollector implements Collector {
     return { samples, pages: r.pages, truncated: r.truncated };
   }
 }
+
+export default defineCollector({
+  name: 'positions',
+  scope: 'network',
+  title: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
+  config: z
+    .strictObject({
+      /** Off until parties or markets are listed. */
+      enabled: z.boolean().optional(),
+      ...timing('60s'),
+      party_ids: z.array(partyId).default([]),
+      market_ids: z.array(hex64).default([]),
+      /** Settlement-asset decimals by asset id; others are read from GET /api/v2/asset/{id}. */
+      asset_decimals: z.record(z.string().regex(HEX64, { error: 'expected a 64-character hex asset id' }), z.number().int().min(0).max(64)).default({}),
+    })
+    .prefault({}),
+  metrics: ownedBy('positions'),
+  enabled: (c) => c.enabled ?? c.party_ids.length + c.market_ids.length > 0,
+  check: (c) => (c.enabled === true && c.party_ids.length + c.market_ids.length === 0 ? [{ path: ['party_ids'], message: 'expected at least one id: the positions collector only watches listed ids' }] : []),
+  // About 12 series per position; a party with no market listed may hold ~50.
+  expectedSeries: (c) => 12 * Math.max(1, c.party_ids.length) * Math.max(1, c.market_ids.length || 50),
+  create: (c, { directory }) => {
+    directory.knowAssets(c.asset_decimals);
+    return new PositionsCollector(c.party_ids, c.market_ids, directory);
+  },
+});

@@ -1,11 +1,12 @@
 /** GET /statistics → samples. The pure part takes the JSON body and headers, nothing else. */
-import { M } from '../exposition/catalogue.js';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { simpleCollectorConfig } from '../config/fields.js';
+import { CHAIN_STATUS } from '../../shared/enums.js';
 import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
+import { oneHot } from '../upstream/scale.js';
 import type { Sample } from '../exposition/render.js';
+import { defineCollector } from './define.js';
 import type { Collector, NodeFacts } from './types.js';
-
-/** Chain states real nodes know; each gets a 0/1 series, plus any unknown state the node sends. */
-export const CHAIN_STATES = ['CHAIN_STATUS_UNSPECIFIED', 'CHAIN_STATUS_DISCONNECTED', 'CHAIN_STATUS_REPLAYING', 'CHAIN_STATUS_CONNECTED'];
 
 const COUNTERS = [
   [M.ordersCreated, 'totalCreateOrder'],
@@ -87,8 +88,8 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
   }
 
   const status = enumValue(f('status'), 'statistics.status');
-  const states = CHAIN_STATES.includes(status) ? CHAIN_STATES : [...CHAIN_STATES, status];
-  for (const st of states) push(M.chainStatus, st === status ? 1 : 0, st);
+  // Chain states real nodes know each get a 0/1 series, plus any unknown state the node sends.
+  for (const [st, v] of oneHot(CHAIN_STATUS, status)) push(M.chainStatus, v, st);
 
   push(
     M.buildInfo,
@@ -111,11 +112,19 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
 }
 
 export const statisticsCollector: Collector = {
-  name: 'statistics',
-  scope: 'node',
-  upMetric: M.up,
   async collect({ target, client, signal }) {
     const res = await client.get('/statistics', [], 'statistics', signal);
     return { samples: statisticsSamples(target, res.json, res.headers), facts: statisticsFacts(res.json, res.headers) };
   },
 };
+
+export default defineCollector({
+  name: 'statistics',
+  scope: 'node',
+  title: 'statistics collector (`GET /statistics`, every 15 s by default)',
+  config: simpleCollectorConfig('15s', true),
+  metrics: ownedBy('statistics'),
+  upMetric: M.up,
+  expectedSeries: () => 60,
+  create: () => statisticsCollector,
+});

@@ -1,7 +1,7 @@
-import type { CollectorName, MetricDef } from '../exposition/catalogue.js';
+import type { MetricDef } from '../exposition/catalogue.js';
+import type { Sample } from '../exposition/render.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import type { Truncation } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
 
 /**
  * Node-scoped collectors describe one data node and run per target. Network-scoped collectors
@@ -39,10 +39,17 @@ export interface CollectResult {
   facts?: NodeFacts;
 }
 
+/** One running instance of a collector: JSON from the node in, samples out. */
 export interface Collector {
-  readonly name: Exclude<CollectorName, 'exporter' | 'fleet'>;
+  collect(ctx: CollectContext): Promise<CollectResult>;
+}
+
+/** How a collector shows in the runner's own series. */
+export interface CollectorIdentity {
+  readonly name: string;
   readonly scope: Scope;
   /** An up-style gauge the runner writes on every poll (0 on failure), if any. */
-  readonly upMetric?: MetricDef;
-  collect(ctx: CollectContext): Promise<CollectResult>;
+  readonly upMetric?: MetricDef | undefined;
+  /** Walks paginated lists: its page count and truncation flag are exported from the first poll. */
+  readonly paginated?: boolean | undefined;
 }

@@ -4,13 +4,6 @@
  */
 
 export type MetricType = 'gauge' | 'counter';
-export type CollectorName =
-  | 'statistics' | 'network_history' | 'consistency'
-  | 'key_rotations' | 'markets' | 'positions' | 'parties' | 'node_signatures' | 'orders'
-  | 'fleet' | 'exporter';
-
-/** Collectors whose series describe the network (label `network`), not one node (label `target`). */
-export const NETWORK_SCOPED: ReadonlySet<CollectorName> = new Set(['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders']);
 
 export interface MetricDef {
   name: string;
@@ -20,13 +13,14 @@ export interface MetricDef {
   unit: string;
   /** Endpoint and field the value comes from. */
   source: string;
-  collector: CollectorName;
+  /** The collector that writes it, or 'fleet' (cross-target signals) or 'exporter' (its own). */
+  collector: string;
 }
 
 const STATS = 'GET /statistics';
 const cached = ' Polled and cached by the exporter.';
 
-function def(collector: CollectorName, name: string, type: MetricType, labels: readonly string[], unit: string, source: string, help: string): MetricDef {
+export function defineMetric(collector: string, name: string, type: MetricType, labels: readonly string[], unit: string, source: string, help: string): MetricDef {
   const note = collector === 'exporter' ? '' : collector === 'fleet' ? ' Computed by the exporter from polled values.' : cached;
   return { name, type, labels, unit, source, collector, help: `${help} Source: ${source}.${note}` };
 }
@@ -39,123 +33,134 @@ const ORD = 'GET /api/v2/order/{id}';
 
 export const M = {
   // ---- statistics ------------------------------------------------------------------------------
-  up: def('statistics', 'vega_up', 'gauge', T, '', `${STATS} (1 when the last poll succeeded)`, 'Whether the data node answered its last statistics poll (1) or not (0).'),
-  blockHeight: def('statistics', 'vega_block_height', 'gauge', T, 'blocks', `${STATS} statistics.blockHeight`, 'Core block height.'),
-  datanodeBlockHeight: def('statistics', 'vega_datanode_block_height', 'gauge', T, 'blocks', `${STATS} header X-Block-Height`, 'Last block the data node itself has processed; absent when the header is missing or 0.'),
-  datanodeBlockTimestamp: def('statistics', 'vega_datanode_block_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} header X-Block-Timestamp (unix ns)`, "Time of the data node's last processed block; absent when the header is missing or 0."),
-  datanodeLag: def('statistics', 'vega_datanode_lag_blocks', 'gauge', T, 'blocks', `${STATS} statistics.blockHeight minus header X-Block-Height`, 'How many blocks the data node trails core; absent when the header is missing.'),
-  blockTimestamp: def('statistics', 'vega_block_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.vegaTime`, 'Time of the current block.'),
-  currentTimestamp: def('statistics', 'vega_current_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.currentTime`, "Core's wall clock when it answered; minus vega_block_timestamp_seconds gives block-time staleness."),
-  genesisTimestamp: def('statistics', 'vega_genesis_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.genesisTime`, 'Genesis time of the chain; absent while the chain replays.'),
-  coreStartTimestamp: def('statistics', 'vega_core_start_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.uptime`, 'When the core process started (the uptime field is a start time, not a duration).'),
-  blockStaleness: def('statistics', 'vega_block_time_staleness_seconds', 'gauge', T, 'seconds', `${STATS} statistics.currentTime minus statistics.vegaTime`, 'How far the current block\'s time trails core\'s clock: grows when the chain halts.'),
-  blockDuration: def('statistics', 'vega_block_duration_seconds', 'gauge', T, 'seconds', `${STATS} statistics.blockDuration (ns)`, 'Time between the last two blocks.'),
-  peers: def('statistics', 'vega_peers', 'gauge', T, 'peers', `${STATS} statistics.totalPeers`, 'Consensus peers connected to the node.'),
-  backlog: def('statistics', 'vega_backlog_transactions', 'gauge', T, 'transactions', `${STATS} statistics.backlogLength`, 'Transactions waiting in the mempool.'),
-  txPerBlock: def('statistics', 'vega_block_transactions', 'gauge', T, 'transactions', `${STATS} statistics.txPerBlock`, 'Transactions in the last block.'),
-  avgTxBytes: def('statistics', 'vega_block_average_transaction_size_bytes', 'gauge', T, 'bytes', `${STATS} statistics.averageTxBytes`, 'Average transaction size in the last block.'),
-  avgOrdersPerBlock: def('statistics', 'vega_block_orders', 'gauge', T, 'orders', `${STATS} statistics.averageOrdersPerBlock`, 'Orders in the last block.'),
-  eventCount: def('statistics', 'vega_block_events', 'gauge', T, 'events', `${STATS} statistics.eventCount`, 'Events emitted in the last block.'),
-  tradesPerSecond: def('statistics', 'vega_trades_per_second', 'gauge', T, 'trades per second', `${STATS} statistics.tradesPerSecond`, "Trades per second over the last block's duration."),
-  ordersPerSecond: def('statistics', 'vega_chain_orders_per_second', 'gauge', T, 'orders per second', `${STATS} statistics.ordersPerSecond`, "Orders per second over the last block's duration."),
-  eventsPerSecond: def('statistics', 'vega_events_per_second', 'gauge', T, 'events per second', `${STATS} statistics.eventsPerSecond`, "Events per second over the last block's duration."),
-  ordersCreated: def('statistics', 'vega_chain_orders_created_total', 'counter', T, 'orders', `${STATS} statistics.totalCreateOrder`, 'Orders created since the core started (resets when core restarts).'),
-  ordersAmended: def('statistics', 'vega_chain_orders_amended_total', 'counter', T, 'orders', `${STATS} statistics.totalAmendOrder`, 'Order amendments since the core started (resets when core restarts).'),
-  ordersCancelled: def('statistics', 'vega_chain_orders_cancelled_total', 'counter', T, 'orders', `${STATS} statistics.totalCancelOrder`, 'Order cancellations since the core started (resets when core restarts).'),
-  ordersTotal: def('statistics', 'vega_chain_orders_total', 'counter', T, 'orders', `${STATS} statistics.totalOrders`, 'Orders processed since the core started (resets when core restarts).'),
-  tradesTotal: def('statistics', 'vega_chain_trades_total', 'counter', T, 'trades', `${STATS} statistics.totalTrades`, 'Trades since the core started (resets when core restarts).'),
-  markets: def('statistics', 'vega_statistics_markets', 'gauge', T, 'markets', `${STATS} statistics.totalMarkets`, 'Market count as statistics reports it (real cores always report 0; use the markets collector).'),
-  subscriptions: def('statistics', 'vega_subscriptions', 'gauge', [...T, 'kind'], 'subscriptions', `${STATS} statistics.*Subscriptions`, 'Open API subscriptions by kind (0 on real nodes).'),
-  epoch: def('statistics', 'vega_epoch', 'gauge', T, 'epoch number', `${STATS} statistics.epochSeq`, 'Current epoch number.'),
-  epochStart: def('statistics', 'vega_epoch_start_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.epochStartTime`, 'When the current epoch started.'),
-  epochExpiry: def('statistics', 'vega_epoch_expiry_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.epochExpiryTime`, 'When the current epoch is due to end.'),
-  chainStatus: def('statistics', 'vega_chain_status', 'gauge', [...T, 'status'], '', `${STATS} statistics.status`, 'Chain status: 1 for the current state, 0 for the others (unknown states are exported as sent).'),
-  buildInfo: def('statistics', 'vega_build_info', 'gauge', [...T, 'app_version', 'app_version_hash', 'chain_version', 'chain_id'], '', `${STATS} statistics.appVersion, appVersionHash, chainVersion, chainId`, 'Versions and chain id of the node; value always 1.'),
+  up: defineMetric('statistics', 'vega_up', 'gauge', T, '', `${STATS} (1 when the last poll succeeded)`, 'Whether the data node answered its last statistics poll (1) or not (0).'),
+  blockHeight: defineMetric('statistics', 'vega_block_height', 'gauge', T, 'blocks', `${STATS} statistics.blockHeight`, 'Core block height.'),
+  datanodeBlockHeight: defineMetric('statistics', 'vega_datanode_block_height', 'gauge', T, 'blocks', `${STATS} header X-Block-Height`, 'Last block the data node itself has processed; absent when the header is missing or 0.'),
+  datanodeBlockTimestamp: defineMetric('statistics', 'vega_datanode_block_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} header X-Block-Timestamp (unix ns)`, "Time of the data node's last processed block; absent when the header is missing or 0."),
+  datanodeLag: defineMetric('statistics', 'vega_datanode_lag_blocks', 'gauge', T, 'blocks', `${STATS} statistics.blockHeight minus header X-Block-Height`, 'How many blocks the data node trails core; absent when the header is missing.'),
+  blockTimestamp: defineMetric('statistics', 'vega_block_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.vegaTime`, 'Time of the current block.'),
+  currentTimestamp: defineMetric('statistics', 'vega_current_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.currentTime`, "Core's wall clock when it answered; minus vega_block_timestamp_seconds gives block-time staleness."),
+  genesisTimestamp: defineMetric('statistics', 'vega_genesis_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.genesisTime`, 'Genesis time of the chain; absent while the chain replays.'),
+  coreStartTimestamp: defineMetric('statistics', 'vega_core_start_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.uptime`, 'When the core process started (the uptime field is a start time, not a duration).'),
+  blockStaleness: defineMetric('statistics', 'vega_block_time_staleness_seconds', 'gauge', T, 'seconds', `${STATS} statistics.currentTime minus statistics.vegaTime`, 'How far the current block\'s time trails core\'s clock: grows when the chain halts.'),
+  blockDuration: defineMetric('statistics', 'vega_block_duration_seconds', 'gauge', T, 'seconds', `${STATS} statistics.blockDuration (ns)`, 'Time between the last two blocks.'),
+  peers: defineMetric('statistics', 'vega_peers', 'gauge', T, 'peers', `${STATS} statistics.totalPeers`, 'Consensus peers connected to the node.'),
+  backlog: defineMetric('statistics', 'vega_backlog_transactions', 'gauge', T, 'transactions', `${STATS} statistics.backlogLength`, 'Transactions waiting in the mempool.'),
+  txPerBlock: defineMetric('statistics', 'vega_block_transactions', 'gauge', T, 'transactions', `${STATS} statistics.txPerBlock`, 'Transactions in the last block.'),
+  avgTxBytes: defineMetric('statistics', 'vega_block_average_transaction_size_bytes', 'gauge', T, 'bytes', `${STATS} statistics.averageTxBytes`, 'Average transaction size in the last block.'),
+  avgOrdersPerBlock: defineMetric('statistics', 'vega_block_orders', 'gauge', T, 'orders', `${STATS} statistics.averageOrdersPerBlock`, 'Orders in the last block.'),
+  eventCount: defineMetric('statistics', 'vega_block_events', 'gauge', T, 'events', `${STATS} statistics.eventCount`, 'Events emitted in the last block.'),
+  tradesPerSecond: defineMetric('statistics', 'vega_trades_per_second', 'gauge', T, 'trades per second', `${STATS} statistics.tradesPerSecond`, "Trades per second over the last block's duration."),
+  ordersPerSecond: defineMetric('statistics', 'vega_chain_orders_per_second', 'gauge', T, 'orders per second', `${STATS} statistics.ordersPerSecond`, "Orders per second over the last block's duration."),
+  eventsPerSecond: defineMetric('statistics', 'vega_events_per_second', 'gauge', T, 'events per second', `${STATS} statistics.eventsPerSecond`, "Events per second over the last block's duration."),
+  ordersCreated: defineMetric('statistics', 'vega_chain_orders_created_total', 'counter', T, 'orders', `${STATS} statistics.totalCreateOrder`, 'Orders created since the core started (resets when core restarts).'),
+  ordersAmended: defineMetric('statistics', 'vega_chain_orders_amended_total', 'counter', T, 'orders', `${STATS} statistics.totalAmendOrder`, 'Order amendments since the core started (resets when core restarts).'),
+  ordersCancelled: defineMetric('statistics', 'vega_chain_orders_cancelled_total', 'counter', T, 'orders', `${STATS} statistics.totalCancelOrder`, 'Order cancellations since the core started (resets when core restarts).'),
+  ordersTotal: defineMetric('statistics', 'vega_chain_orders_total', 'counter', T, 'orders', `${STATS} statistics.totalOrders`, 'Orders processed since the core started (resets when core restarts).'),
+  tradesTotal: defineMetric('statistics', 'vega_chain_trades_total', 'counter', T, 'trades', `${STATS} statistics.totalTrades`, 'Trades since the core started (resets when core restarts).'),
+  markets: defineMetric('statistics', 'vega_statistics_markets', 'gauge', T, 'markets', `${STATS} statistics.totalMarkets`, 'Market count as statistics reports it (real cores always report 0; use the markets collector).'),
+  subscriptions: defineMetric('statistics', 'vega_subscriptions', 'gauge', [...T, 'kind'], 'subscriptions', `${STATS} statistics.*Subscriptions`, 'Open API subscriptions by kind (0 on real nodes).'),
+  epoch: defineMetric('statistics', 'vega_epoch', 'gauge', T, 'epoch number', `${STATS} statistics.epochSeq`, 'Current epoch number.'),
+  epochStart: defineMetric('statistics', 'vega_epoch_start_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.epochStartTime`, 'When the current epoch started.'),
+  epochExpiry: defineMetric('statistics', 'vega_epoch_expiry_timestamp_seconds', 'gauge', T, 'seconds since epoch', `${STATS} statistics.epochExpiryTime`, 'When the current epoch is due to end.'),
+  chainStatus: defineMetric('statistics', 'vega_chain_status', 'gauge', [...T, 'status'], '', `${STATS} statistics.status`, 'Chain status: 1 for the current state, 0 for the others (unknown states are exported as sent).'),
+  buildInfo: defineMetric('statistics', 'vega_build_info', 'gauge', [...T, 'app_version', 'app_version_hash', 'chain_version', 'chain_id'], '', `${STATS} statistics.appVersion, appVersionHash, chainVersion, chainId`, 'Versions and chain id of the node; value always 1.'),
 
   // ---- network history ---------------------------------------------------------------------------
-  nhUp: def('network_history', 'vega_network_history_up', 'gauge', T, '', 'GET /api/v2/networkhistory', 'Whether network history is serving (1) or disabled/unreachable (0).'),
-  nhPeers: def('network_history', 'vega_network_history_connected_peers', 'gauge', T, 'peers', 'GET /api/v2/networkhistory connectedPeers (distinct)', 'Distinct network-history peers connected.'),
-  nhConnections: def('network_history', 'vega_network_history_connections', 'gauge', T, 'connections', 'GET /api/v2/networkhistory connectedPeers (entries)', 'Network-history connections, one per entry (a peer may hold several).'),
+  nhUp: defineMetric('network_history', 'vega_network_history_up', 'gauge', T, '', 'GET /api/v2/networkhistory', 'Whether network history is serving (1) or disabled/unreachable (0).'),
+  nhPeers: defineMetric('network_history', 'vega_network_history_connected_peers', 'gauge', T, 'peers', 'GET /api/v2/networkhistory connectedPeers (distinct)', 'Distinct network-history peers connected.'),
+  nhConnections: defineMetric('network_history', 'vega_network_history_connections', 'gauge', T, 'connections', 'GET /api/v2/networkhistory connectedPeers (entries)', 'Network-history connections, one per entry (a peer may hold several).'),
 
   // ---- key rotations -----------------------------------------------------------------------------
-  rotations: def('key_rotations', 'vega_key_rotations_total', 'counter', [...N, 'node_id'], 'rotations', 'GET /api/v2/vega/keys/rotations (all pages)', 'Key rotations per validator node over the whole history.'),
-  rotationLastHeight: def('key_rotations', 'vega_key_rotation_last_block_height', 'gauge', [...N, 'node_id'], 'blocks', 'GET /api/v2/vega/keys/rotations rotations.blockHeight', "Block height of the validator's last key rotation."),
+  rotations: defineMetric('key_rotations', 'vega_key_rotations_total', 'counter', [...N, 'node_id'], 'rotations', 'GET /api/v2/vega/keys/rotations (all pages)', 'Key rotations per validator node over the whole history.'),
+  rotationLastHeight: defineMetric('key_rotations', 'vega_key_rotation_last_block_height', 'gauge', [...N, 'node_id'], 'blocks', 'GET /api/v2/vega/keys/rotations rotations.blockHeight', "Block height of the validator's last key rotation."),
 
   // ---- markets -----------------------------------------------------------------------------------
-  marketsByState: def('markets', 'vega_markets', 'gauge', [...N, 'state'], 'markets', `${MK} state`, 'Markets by state; 0 for known states that have none.'),
-  marketsByMode: def('markets', 'vega_markets_by_trading_mode', 'gauge', [...N, 'trading_mode'], 'markets', `${MK} tradingMode`, 'Markets by trading mode; 0 for known modes that have none.'),
-  marketsOverLimit: def('markets', 'vega_markets_over_limit', 'gauge', N, '', `${MK} (count versus collectors.markets.max_markets)`, 'Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
-  marketInfo: def('markets', 'vega_market_info', 'gauge', [...N, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '', `${MK} id, tradableInstrument.instrument.{code,name,metadata.tags}, product`, 'Market identity; value always 1. settlement_asset is the asset id money is settled in (the quote asset for spot, whose quote_name is empty), tags are comma-joined.'),
-  marketState: def('markets', 'vega_market_state', 'gauge', [...N, 'market_id', 'state'], '', `${MK} state`, 'Market state: 1 for the current state, 0 for the other known states.'),
-  marketMode: def('markets', 'vega_market_trading_mode', 'gauge', [...N, 'market_id', 'trading_mode'], '', `${MK} tradingMode`, 'Trading mode: 1 for the current mode, 0 for the other known modes.'),
-  marketDecimals: def('markets', 'vega_market_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} decimalPlaces`, 'Price decimal places: real price = price / 10^decimal_places.'),
-  marketPositionDecimals: def('markets', 'vega_market_position_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} positionDecimalPlaces`, 'Position decimal places (may be negative): real size = size / 10^position_decimal_places.'),
-  marketFee: def('markets', 'vega_market_fee_factor', 'gauge', [...N, 'market_id', 'fee'], 'ratio', `${MK} fees.factors.{makerFee,infrastructureFee,liquidityFee}`, 'Fee factors as fractions of trade value.'),
-  marketSlippage: def('markets', 'vega_market_slippage_factor', 'gauge', [...N, 'market_id', 'kind'], 'ratio', `${MK} linearSlippageFactor, quadraticSlippageFactor`, 'Slippage factors used in margin.'),
-  marketLpPriceRange: def('markets', 'vega_market_lp_price_range', 'gauge', [...N, 'market_id'], 'ratio', `${MK} lpPriceRange (liquiditySlaParams.priceRange when absent)`, 'Liquidity provision price range.'),
-  marketTimestamp: def('markets', 'vega_market_timestamp_seconds', 'gauge', [...N, 'market_id', 'event'], 'seconds since epoch', `${MK} marketTimestamps.{proposed,pending,open,close}`, 'Market lifecycle times that are set (unset ones are absent).'),
-  marketAuctionDuration: def('markets', 'vega_market_opening_auction_duration_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} openingAuction.duration`, 'Opening auction duration.'),
-  marketAuctionVolume: def('markets', 'vega_market_opening_auction_volume', 'gauge', [...N, 'market_id'], 'contracts (raw)', `${MK} openingAuction.volume`, 'Minimum opening auction volume, in raw position units.'),
-  marketTriggers: def('markets', 'vega_market_price_monitoring_triggers', 'gauge', [...N, 'market_id'], 'triggers', `${MK} priceMonitoringSettings.parameters.triggers`, 'Number of price-monitoring triggers.'),
-  marketTargetStakeWindow: def('markets', 'vega_market_target_stake_time_window_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} liquidityMonitoringParameters.targetStakeParameters.timeWindow`, 'Target-stake time window.'),
-  marketTargetStakeScaling: def('markets', 'vega_market_target_stake_scaling_factor', 'gauge', [...N, 'market_id'], 'ratio', `${MK} liquidityMonitoringParameters.targetStakeParameters.scalingFactor`, 'Target-stake scaling factor.'),
-  marketRisk: def('markets', 'vega_market_risk_parameter', 'gauge', [...N, 'market_id', 'model', 'parameter'], '', `${MK} tradableInstrument.{logNormalRiskModel,simpleRiskModel}`, 'Risk-model parameters: model log_normal (tau, risk_aversion, mu, r, sigma) or simple (factor_long, factor_short, max_move_up, min_move_down, probability_of_trading).'),
-  marketMarginScaling: def('markets', 'vega_market_margin_scaling_factor', 'gauge', [...N, 'market_id', 'level'], 'ratio', `${MK} tradableInstrument.marginCalculator.scalingFactors`, 'Margin scaling factors: search, initial, collateral_release.'),
+  marketsByState: defineMetric('markets', 'vega_markets', 'gauge', [...N, 'state'], 'markets', `${MK} state`, 'Markets by state; 0 for known states that have none.'),
+  marketsByMode: defineMetric('markets', 'vega_markets_by_trading_mode', 'gauge', [...N, 'trading_mode'], 'markets', `${MK} tradingMode`, 'Markets by trading mode; 0 for known modes that have none.'),
+  marketsOverLimit: defineMetric('markets', 'vega_markets_over_limit', 'gauge', N, '', `${MK} (count versus collectors.markets.max_markets)`, 'Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
+  marketInfo: defineMetric('markets', 'vega_market_info', 'gauge', [...N, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '', `${MK} id, tradableInstrument.instrument.{code,name,metadata.tags}, product`, 'Market identity; value always 1. settlement_asset is the asset id money is settled in (the quote asset for spot, whose quote_name is empty), tags are comma-joined.'),
+  marketState: defineMetric('markets', 'vega_market_state', 'gauge', [...N, 'market_id', 'state'], '', `${MK} state`, 'Market state: 1 for the current state, 0 for the other known states.'),
+  marketMode: defineMetric('markets', 'vega_market_trading_mode', 'gauge', [...N, 'market_id', 'trading_mode'], '', `${MK} tradingMode`, 'Trading mode: 1 for the current mode, 0 for the other known modes.'),
+  marketDecimals: defineMetric('markets', 'vega_market_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} decimalPlaces`, 'Price decimal places: real price = price / 10^decimal_places.'),
+  marketPositionDecimals: defineMetric('markets', 'vega_market_position_decimal_places', 'gauge', [...N, 'market_id'], 'digits', `${MK} positionDecimalPlaces`, 'Position decimal places (may be negative): real size = size / 10^position_decimal_places.'),
+  marketFee: defineMetric('markets', 'vega_market_fee_factor', 'gauge', [...N, 'market_id', 'fee'], 'ratio', `${MK} fees.factors.{makerFee,infrastructureFee,liquidityFee}`, 'Fee factors as fractions of trade value.'),
+  marketSlippage: defineMetric('markets', 'vega_market_slippage_factor', 'gauge', [...N, 'market_id', 'kind'], 'ratio', `${MK} linearSlippageFactor, quadraticSlippageFactor`, 'Slippage factors used in margin.'),
+  marketLpPriceRange: defineMetric('markets', 'vega_market_lp_price_range', 'gauge', [...N, 'market_id'], 'ratio', `${MK} lpPriceRange (liquiditySlaParams.priceRange when absent)`, 'Liquidity provision price range.'),
+  marketTimestamp: defineMetric('markets', 'vega_market_timestamp_seconds', 'gauge', [...N, 'market_id', 'event'], 'seconds since epoch', `${MK} marketTimestamps.{proposed,pending,open,close}`, 'Market lifecycle times that are set (unset ones are absent).'),
+  marketAuctionDuration: defineMetric('markets', 'vega_market_opening_auction_duration_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} openingAuction.duration`, 'Opening auction duration.'),
+  marketAuctionVolume: defineMetric('markets', 'vega_market_opening_auction_volume', 'gauge', [...N, 'market_id'], 'contracts (raw)', `${MK} openingAuction.volume`, 'Minimum opening auction volume, in raw position units.'),
+  marketTriggers: defineMetric('markets', 'vega_market_price_monitoring_triggers', 'gauge', [...N, 'market_id'], 'triggers', `${MK} priceMonitoringSettings.parameters.triggers`, 'Number of price-monitoring triggers.'),
+  marketTargetStakeWindow: defineMetric('markets', 'vega_market_target_stake_time_window_seconds', 'gauge', [...N, 'market_id'], 'seconds', `${MK} liquidityMonitoringParameters.targetStakeParameters.timeWindow`, 'Target-stake time window.'),
+  marketTargetStakeScaling: defineMetric('markets', 'vega_market_target_stake_scaling_factor', 'gauge', [...N, 'market_id'], 'ratio', `${MK} liquidityMonitoringParameters.targetStakeParameters.scalingFactor`, 'Target-stake scaling factor.'),
+  marketRisk: defineMetric('markets', 'vega_market_risk_parameter', 'gauge', [...N, 'market_id', 'model', 'parameter'], '', `${MK} tradableInstrument.{logNormalRiskModel,simpleRiskModel}`, 'Risk-model parameters: model log_normal (tau, risk_aversion, mu, r, sigma) or simple (factor_long, factor_short, max_move_up, min_move_down, probability_of_trading).'),
+  marketMarginScaling: defineMetric('markets', 'vega_market_margin_scaling_factor', 'gauge', [...N, 'market_id', 'level'], 'ratio', `${MK} tradableInstrument.marginCalculator.scalingFactors`, 'Margin scaling factors: search, initial, collateral_release.'),
 
   // ---- positions ---------------------------------------------------------------------------------
-  positionVolume: def('positions', 'vega_position_open_volume', 'gauge', [...N, 'market_id', 'party_id'], 'contracts', `${POS} openVolume / 10^positionDecimalPlaces`, 'Open volume, signed (negative is short), in contracts.'),
-  positionEntryPrice: def('positions', 'vega_position_average_entry_price', 'gauge', [...N, 'market_id', 'party_id'], 'quote units', `${POS} averageEntryPrice / 10^decimalPlaces`, 'Average entry price in the market\'s price units.'),
-  positionRealised: def('positions', 'vega_position_realised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} realisedPnl / 10^asset decimals`, 'Realised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionUnrealised: def('positions', 'vega_position_unrealised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} unrealisedPnl / 10^asset decimals`, 'Unrealised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionLossSoc: def('positions', 'vega_position_loss_socialisation', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} lossSocialisationAmount / 10^asset decimals`, 'Loss socialisation amount in whole settlement-asset units (absent when the asset decimals are unknown).'),
-  positionStatus: def('positions', 'vega_position_status', 'gauge', [...N, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
-  positionUpdated: def('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...N, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
+  positionVolume: defineMetric('positions', 'vega_position_open_volume', 'gauge', [...N, 'market_id', 'party_id'], 'contracts', `${POS} openVolume / 10^positionDecimalPlaces`, 'Open volume, signed (negative is short), in contracts.'),
+  positionEntryPrice: defineMetric('positions', 'vega_position_average_entry_price', 'gauge', [...N, 'market_id', 'party_id'], 'quote units', `${POS} averageEntryPrice / 10^decimalPlaces`, 'Average entry price in the market\'s price units.'),
+  positionRealised: defineMetric('positions', 'vega_position_realised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} realisedPnl / 10^asset decimals`, 'Realised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionUnrealised: defineMetric('positions', 'vega_position_unrealised_pnl', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} unrealisedPnl / 10^asset decimals`, 'Unrealised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionLossSoc: defineMetric('positions', 'vega_position_loss_socialisation', 'gauge', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units', `${POS} lossSocialisationAmount / 10^asset decimals`, 'Loss socialisation amount in whole settlement-asset units (absent when the asset decimals are unknown).'),
+  positionStatus: defineMetric('positions', 'vega_position_status', 'gauge', [...N, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
+  positionUpdated: defineMetric('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...N, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
 
   // ---- parties -----------------------------------------------------------------------------------
-  parties: def('parties', 'vega_parties', 'gauge', N, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
-  partyExists: def('parties', 'vega_party_exists', 'gauge', [...N, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
+  parties: defineMetric('parties', 'vega_parties', 'gauge', N, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
+  partyExists: defineMetric('parties', 'vega_party_exists', 'gauge', [...N, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
 
   // ---- node signatures ---------------------------------------------------------------------------
-  signatures: def('node_signatures', 'vega_node_signatures', 'gauge', [...N, 'resource_id', 'kind'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, by kind.'),
-  signaturesCollected: def('node_signatures', 'vega_node_signatures_collected', 'gauge', [...N, 'resource_id'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, all kinds (0 when none).'),
+  signatures: defineMetric('node_signatures', 'vega_node_signatures', 'gauge', [...N, 'resource_id', 'kind'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, by kind.'),
+  signaturesCollected: defineMetric('node_signatures', 'vega_node_signatures_collected', 'gauge', [...N, 'resource_id'], 'signatures', 'GET /api/v2/node/signatures?id= (all pages)', 'Validator signatures collected for a listed resource, all kinds (0 when none).'),
 
   // ---- orders ------------------------------------------------------------------------------------
-  orderFound: def('orders', 'vega_order_found', 'gauge', [...N, 'order_id'], '', `${ORD} (404 is 0)`, 'Whether a listed order exists (1) or not (0).'),
-  orderInfo: def('orders', 'vega_order_info', 'gauge', [...N, 'order_id', 'market_id', 'party_id', 'side', 'type', 'time_in_force'], '', `${ORD} marketId, partyId, side, type, timeInForce`, 'Order identity; value always 1.'),
-  orderStatus: def('orders', 'vega_order_status', 'gauge', [...N, 'order_id', 'status'], '', `${ORD} status`, 'Order status: 1 for the current status, 0 for the other known ones.'),
-  orderSize: def('orders', 'vega_order_size', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} size / 10^positionDecimalPlaces`, 'Order size in contracts.'),
-  orderRemaining: def('orders', 'vega_order_remaining', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} remaining / 10^positionDecimalPlaces`, 'Unfilled size in contracts.'),
-  orderPrice: def('orders', 'vega_order_price', 'gauge', [...N, 'order_id'], 'quote units', `${ORD} price / 10^decimalPlaces`, "Limit price in the market's price units."),
-  orderVersion: def('orders', 'vega_order_version', 'gauge', [...N, 'order_id'], 'version', `${ORD} version (latest)`, 'Latest version of the order: 1 plus the number of amendments.'),
-  orderTimestamp: def('orders', 'vega_order_timestamp_seconds', 'gauge', [...N, 'order_id', 'event'], 'seconds since epoch', `${ORD} createdAt, updatedAt, expiresAt (unix ns; "0" is absent)`, 'Order times that are set: created, updated, expires.'),
+  orderFound: defineMetric('orders', 'vega_order_found', 'gauge', [...N, 'order_id'], '', `${ORD} (404 is 0)`, 'Whether a listed order exists (1) or not (0).'),
+  orderInfo: defineMetric('orders', 'vega_order_info', 'gauge', [...N, 'order_id', 'market_id', 'party_id', 'side', 'type', 'time_in_force'], '', `${ORD} marketId, partyId, side, type, timeInForce`, 'Order identity; value always 1.'),
+  orderStatus: defineMetric('orders', 'vega_order_status', 'gauge', [...N, 'order_id', 'status'], '', `${ORD} status`, 'Order status: 1 for the current status, 0 for the other known ones.'),
+  orderSize: defineMetric('orders', 'vega_order_size', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} size / 10^positionDecimalPlaces`, 'Order size in contracts.'),
+  orderRemaining: defineMetric('orders', 'vega_order_remaining', 'gauge', [...N, 'order_id'], 'contracts', `${ORD} remaining / 10^positionDecimalPlaces`, 'Unfilled size in contracts.'),
+  orderPrice: defineMetric('orders', 'vega_order_price', 'gauge', [...N, 'order_id'], 'quote units', `${ORD} price / 10^decimalPlaces`, "Limit price in the market's price units."),
+  orderVersion: defineMetric('orders', 'vega_order_version', 'gauge', [...N, 'order_id'], 'version', `${ORD} version (latest)`, 'Latest version of the order: 1 plus the number of amendments.'),
+  orderTimestamp: defineMetric('orders', 'vega_order_timestamp_seconds', 'gauge', [...N, 'order_id', 'event'], 'seconds since epoch', `${ORD} createdAt, updatedAt, expiresAt (unix ns; "0" is absent)`, 'Order times that are set: created, updated, expires.'),
 
   // ---- fleet signals (computed across targets) ----------------------------------------------------
-  targetNetwork: def('fleet', 'vega_target_network', 'gauge', [...T, 'network'], '', 'the exporter (chain id from GET /statistics, or the target\'s configured network)', 'Which network a target belongs to; value always 1.'),
-  networkHealthyTargets: def('fleet', 'vega_network_healthy_targets', 'gauge', N, 'targets', 'the exporter (targets whose last statistics poll succeeded)', 'Healthy targets per network.'),
-  fleetHeightLag: def('fleet', 'vega_fleet_block_height_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'GET /statistics statistics.blockHeight across the network\'s targets', 'How far this target\'s core height trails the highest among its network\'s healthy targets.'),
-  fleetChainIdMismatch: def('fleet', 'vega_fleet_chain_id_mismatch', 'gauge', [...T, 'group'], '', 'GET /statistics statistics.chainId across targets', 'Whether the target\'s chain id differs from the majority of its group (the configured network, or all targets without one).'),
-  fleetVersionMismatch: def('fleet', 'vega_fleet_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /statistics statistics.appVersion across the network\'s targets', 'Whether the target\'s app version differs from the majority of its network.'),
-  fleetDataAgreement: def('fleet', 'vega_fleet_data_agreement', 'gauge', [...T, 'network'], '', 'the consistency collector (market set and latest key rotation) across the network\'s targets', 'Whether the target\'s view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable.'),
+  targetNetwork: defineMetric('fleet', 'vega_target_network', 'gauge', [...T, 'network'], '', 'the exporter (chain id from GET /statistics, or the target\'s configured network)', 'Which network a target belongs to; value always 1.'),
+  networkHealthyTargets: defineMetric('fleet', 'vega_network_healthy_targets', 'gauge', N, 'targets', 'the exporter (targets whose last statistics poll succeeded)', 'Healthy targets per network.'),
+  fleetHeightLag: defineMetric('fleet', 'vega_fleet_block_height_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'GET /statistics statistics.blockHeight across the network\'s targets', 'How far this target\'s core height trails the highest among its network\'s healthy targets.'),
+  fleetChainIdMismatch: defineMetric('fleet', 'vega_fleet_chain_id_mismatch', 'gauge', [...T, 'group'], '', 'GET /statistics statistics.chainId across targets', 'Whether the target\'s chain id differs from the majority of its group (the configured network, or all targets without one).'),
+  fleetVersionMismatch: defineMetric('fleet', 'vega_fleet_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /statistics statistics.appVersion across the network\'s targets', 'Whether the target\'s app version differs from the majority of its network.'),
+  fleetDataAgreement: defineMetric('fleet', 'vega_fleet_data_agreement', 'gauge', [...T, 'network'], '', 'the consistency collector (market set and latest key rotation) across the network\'s targets', 'Whether the target\'s view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable.'),
 
   // ---- the exporter itself -----------------------------------------------------------------------
-  collectorSuccess: def('exporter', 'vega_collector_success', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the collector\'s last poll succeeded (1) or failed (0).'),
-  collectorDuration: def('exporter', 'vega_collector_duration_seconds', 'gauge', [...T, 'collector'], 'seconds', 'the exporter', "Duration of the collector's last poll."),
-  collectorLastSuccess: def('exporter', 'vega_collector_last_success_timestamp_seconds', 'gauge', [...T, 'collector'], 'seconds since epoch', 'the exporter', "When the collector's last successful poll finished."),
-  netCollectorSuccess: def('exporter', 'vega_network_collector_success', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the network-scoped collector\'s last poll succeeded on some target (1) or on none (0).'),
-  netCollectorDuration: def('exporter', 'vega_network_collector_duration_seconds', 'gauge', [...N, 'collector'], 'seconds', 'the exporter', "Duration of the network-scoped collector's last poll, fail-overs included."),
-  netCollectorLastSuccess: def('exporter', 'vega_network_collector_last_success_timestamp_seconds', 'gauge', [...N, 'collector'], 'seconds since epoch', 'the exporter', "When the network-scoped collector's last successful poll finished."),
-  networkSource: def('exporter', 'vega_network_collector_source', 'gauge', [...N, 'collector', 'target'], '', 'the exporter', 'The target that answered the network-scoped collector\'s last successful poll; value always 1.'),
-  netUpstreamPages: def('exporter', 'vega_network_upstream_pages_total', 'counter', [...N, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched by network-scoped collectors.'),
-  netPaginationTruncated: def('exporter', 'vega_network_pagination_truncated', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the last walk of a network-scoped list stopped early: 1 means the series are incomplete.'),
-  probeSuccess: def('exporter', 'vega_probe_success', 'gauge', T, '', 'the exporter (/probe)', 'Whether every collector the probe ran succeeded.'),
-  probeDuration: def('exporter', 'vega_probe_duration_seconds', 'gauge', T, 'seconds', 'the exporter (/probe)', 'How long the probe took.'),
-  upstreamRequests: def('exporter', 'vega_upstream_requests_total', 'counter', [...T, 'endpoint', 'status'], 'requests', 'the exporter', 'Requests to the data node by endpoint and HTTP status ("error" when no status came back).'),
-  upstreamPages: def('exporter', 'vega_upstream_pages_total', 'counter', [...T, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched.'),
-  paginationTruncated: def('exporter', 'vega_pagination_truncated', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the last walk of a paginated list stopped early (page cap or cursor loop): 1 means the series are incomplete.'),
+  collectorSuccess: defineMetric('exporter', 'vega_collector_success', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the collector\'s last poll succeeded (1) or failed (0).'),
+  collectorDuration: defineMetric('exporter', 'vega_collector_duration_seconds', 'gauge', [...T, 'collector'], 'seconds', 'the exporter', "Duration of the collector's last poll."),
+  collectorLastSuccess: defineMetric('exporter', 'vega_collector_last_success_timestamp_seconds', 'gauge', [...T, 'collector'], 'seconds since epoch', 'the exporter', "When the collector's last successful poll finished."),
+  netCollectorSuccess: defineMetric('exporter', 'vega_network_collector_success', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the network-scoped collector\'s last poll succeeded on some target (1) or on none (0).'),
+  netCollectorDuration: defineMetric('exporter', 'vega_network_collector_duration_seconds', 'gauge', [...N, 'collector'], 'seconds', 'the exporter', "Duration of the network-scoped collector's last poll, fail-overs included."),
+  netCollectorLastSuccess: defineMetric('exporter', 'vega_network_collector_last_success_timestamp_seconds', 'gauge', [...N, 'collector'], 'seconds since epoch', 'the exporter', "When the network-scoped collector's last successful poll finished."),
+  networkSource: defineMetric('exporter', 'vega_network_collector_source', 'gauge', [...N, 'collector', 'target'], '', 'the exporter', 'The target that answered the network-scoped collector\'s last successful poll; value always 1.'),
+  netUpstreamPages: defineMetric('exporter', 'vega_network_upstream_pages_total', 'counter', [...N, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched by network-scoped collectors.'),
+  netPaginationTruncated: defineMetric('exporter', 'vega_network_pagination_truncated', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the last walk of a network-scoped list stopped early: 1 means the series are incomplete.'),
+  probeSuccess: defineMetric('exporter', 'vega_probe_success', 'gauge', T, '', 'the exporter (/probe)', 'Whether every collector the probe ran succeeded.'),
+  probeDuration: defineMetric('exporter', 'vega_probe_duration_seconds', 'gauge', T, 'seconds', 'the exporter (/probe)', 'How long the probe took.'),
+  upstreamRequests: defineMetric('exporter', 'vega_upstream_requests_total', 'counter', [...T, 'endpoint', 'status'], 'requests', 'the exporter', 'Requests to the data node by endpoint and HTTP status ("error" when no status came back).'),
+  upstreamPages: defineMetric('exporter', 'vega_upstream_pages_total', 'counter', [...T, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched.'),
+  paginationTruncated: defineMetric('exporter', 'vega_pagination_truncated', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the last walk of a paginated list stopped early (page cap or cursor loop): 1 means the series are incomplete.'),
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof M;
-export const CATALOGUE: readonly MetricDef[] = Object.values(M);
+/** Every metric defined here; the running catalogue adds those of registered collectors (collectors/index.ts). */
+export const BUILTIN_METRICS: readonly MetricDef[] = Object.values(M);
+
+/** The metrics one collector (or 'fleet', or 'exporter') owns, in catalogue order. */
+export function ownedBy(owner: string): MetricDef[] {
+  return BUILTIN_METRICS.filter((m) => m.collector === owner);
+}
+
+/** The catalogue of a set of collectors: theirs in registry order, then the fleet's and the exporter's. */
+export function catalogueOf(collectors: readonly { metrics: readonly MetricDef[] }[]): MetricDef[] {
+  return [...new Set([...collectors.flatMap((c) => c.metrics), ...ownedBy('fleet'), ...ownedBy('exporter')])];
+}
 
 /** Metric name prefixes the node software (and the old vega-exporter) already use. */
 export const RESERVED_PREFIXES = [

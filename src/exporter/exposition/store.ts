@@ -4,7 +4,7 @@
  * from the fragments at most once per change, and a gzip copy is made lazily.
  */
 import { constants, gzipSync, type ZlibOptions } from 'node:zlib';
-import { CATALOGUE, type MetricDef } from './catalogue.js';
+import { BUILTIN_METRICS, type MetricDef } from './catalogue.js';
 import type { GcHint } from '../process/gc-hint.js';
 import { fragments, header, type Sample } from './render.js';
 
@@ -14,7 +14,28 @@ import { fragments, header, type Sample } from './render.js';
  */
 export const BODY_GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED };
 
+/** What a set of series belongs to. */
+export interface StoreKey {
+  scope: 'target' | 'network' | 'exporter';
+  /** The target name or the network; '' for the exporter's own. */
+  id: string;
+  /** The collector, or 'http' (upstream request counters), or 'fleet'. */
+  source: string;
+  /** The runner's bookkeeping (success, duration, …) rather than the collector's data. */
+  meta?: boolean;
+}
+
+/**
+ * The map key, also the order entries render in: exporter-wide first, then networks, then targets,
+ * each by name and source. Never parsed back: entries keep their StoreKey.
+ */
+function encode(k: StoreKey): string {
+  const base = k.scope === 'target' ? `${k.id}\u0000${k.source}` : k.scope === 'network' ? `\u0000net\u0000${k.id}\u0000${k.source}` : `\u0000${k.source}`;
+  return k.meta ? `${base}\u0000meta` : base;
+}
+
 interface Entry {
+  key: StoreKey;
   fragments: Map<MetricDef, string>;
   /** Series lines in the fragments (counted once, when set). */
   lines: number;
@@ -27,7 +48,8 @@ export class SeriesStore {
   private readonly entries = new Map<string, Entry>();
   private body: Buffer | undefined;
   private gz: Buffer | undefined;
-  private readonly order: readonly MetricDef[];
+  /** Families in exposition order (the catalogue). */
+  readonly order: readonly MetricDef[];
   /** Bumped on every change; readers compare it to know when to re-read. */
   version = 0;
   /** Called after every change (the threaded exporter publishes from here). */
@@ -35,12 +57,12 @@ export class SeriesStore {
   /** Told how much text each change replaced, to collect the garbage of large polls promptly. */
   gcHint: GcHint | undefined;
 
-  constructor(catalogue: readonly MetricDef[] = CATALOGUE) {
+  constructor(catalogue: readonly MetricDef[] = BUILTIN_METRICS) {
     this.order = catalogue;
   }
 
   /** Replace the series of one source. An entry with maxAgeMs = Infinity never expires. */
-  set(key: string, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
+  set(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
     const f = fragments(samples);
     let chars = 0;
     let lines = 0;
@@ -48,30 +70,31 @@ export class SeriesStore {
       chars += text.length;
       lines += countLines(text);
     }
-    this.entries.set(key, { fragments: f, lines, updatedAt, maxAgeMs });
+    this.entries.set(encode(key), { key, fragments: f, lines, updatedAt, maxAgeMs });
     this.invalidate();
     this.gcHint?.note(chars);
   }
 
-  delete(key: string): void {
-    if (this.entries.delete(key)) this.invalidate();
+  delete(key: StoreKey): void {
+    if (this.entries.delete(encode(key))) this.invalidate();
   }
 
-  has(key: string): boolean {
-    return this.entries.has(key);
-  }
-
-  keys(): string[] {
-    return [...this.entries.keys()];
+  /** Remove every entry whose key passes `drop`. */
+  deleteWhere(drop: (key: StoreKey) => boolean): void {
+    let any = false;
+    for (const [k, e] of this.entries) {
+      if (drop(e.key)) any = this.entries.delete(k) || any;
+    }
+    if (any) this.invalidate();
   }
 
   /** Drop entries past their maximum age, so Prometheus sees the series go stale. */
-  expire(now: number): string[] {
-    const dropped: string[] = [];
-    for (const [key, e] of this.entries) {
+  expire(now: number): StoreKey[] {
+    const dropped: StoreKey[] = [];
+    for (const [k, e] of this.entries) {
       if (now - e.updatedAt > e.maxAgeMs) {
-        this.entries.delete(key);
-        dropped.push(key);
+        this.entries.delete(k);
+        dropped.push(e.key);
       }
     }
     if (dropped.length > 0) this.invalidate();
@@ -92,7 +115,7 @@ export class SeriesStore {
   }
 
   /** The exposition text of the entries whose key passes `keep` (uncached: probes). */
-  renderFiltered(keep: (key: string) => boolean): Buffer {
+  renderFiltered(keep: (key: StoreKey) => boolean): Buffer {
     return this.assemble(keep);
   }
 
@@ -104,9 +127,9 @@ export class SeriesStore {
     return this.assemble(() => true);
   }
 
-  private parts(keep: (key: string) => boolean): string[] {
+  private parts(keep: (key: StoreKey) => boolean): string[] {
     const parts: string[] = [];
-    const entries = [...this.entries.keys()].filter(keep).sort().map((k) => this.entries.get(k) as Entry);
+    const entries = [...this.entries.keys()].sort().map((k) => this.entries.get(k) as Entry).filter((e) => keep(e.key));
     for (const m of this.order) {
       let has = false;
       for (const e of entries) {
@@ -133,7 +156,7 @@ export class SeriesStore {
     return out;
   }
 
-  private assemble(keep: (key: string) => boolean): Buffer {
+  private assemble(keep: (key: StoreKey) => boolean): Buffer {
     return this.encode(this.parts(keep));
   }
 

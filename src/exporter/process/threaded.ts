@@ -3,18 +3,14 @@
  * body the worker posted; probes and reloads are forwarded to the worker and answered when it
  * replies. The worker's pino logs go to the same stdout.
  */
-import type http from 'node:http';
-import type https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { VERSION } from './version.js';
 import type { CliOptions } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from './logger.js';
-import { SelfMetrics, createSelfRegistry } from '../exposition/self-metrics.js';
-import { createHandler, listen, type PolledBody, type RunnerStatus } from '../web/server.js';
-import type { WebConfig } from '../web/auth.js';
+import type { RunnerStatus } from '../schedule/runner.js';
+import type { PolledBody } from '../web/server.js';
+import { startWeb, type WebAuth } from '../web/start.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -68,7 +64,7 @@ export function lazyPlain(gzip: Buffer, version: number): PolledBody {
   };
 }
 
-export async function startThreaded(cli: CliOptions, config: Config, log: Logger, web?: { config: WebConfig; tls: https.ServerOptions | undefined }): Promise<ThreadedExporter> {
+export async function startThreaded(cli: CliOptions, config: Config, log: Logger, auth?: WebAuth): Promise<ThreadedExporter> {
   const worker = startWorker({ cli, config });
   let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
   let status: RunnerStatus[] = [];
@@ -109,41 +105,34 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
       worker.postMessage({ ...req, id } as WorkerRequest);
     });
 
-  const self = new SelfMetrics(createSelfRegistry(VERSION, () => series));
-  await self.refresh();
-  const stopSelf = self.keepFresh();
-  const handler = createHandler({
-    polled: () => polled,
-    self,
-    status: () => status,
-    pending: () => pending,
-    probe: async (query, timeout) => {
-      const r = await ask({ type: 'probe', query: query.toString(), timeout });
-      return r.ok ? { status: r.status!, body: r.body! } : { status: 500, body: `probe failed: ${r.error}\n` };
+  const reload = async (): Promise<void> => {
+    const r = await ask({ type: 'reload' });
+    if (!r.ok) throw new Error(r.error);
+  };
+  const web = await startWeb(
+    {
+      polled: () => polled,
+      status: () => status,
+      pending: () => pending,
+      probe: async (query, timeout) => {
+        const r = await ask({ type: 'probe', query: query.toString(), timeout });
+        return r.ok ? { status: r.status!, body: r.body! } : { status: 500, body: `probe failed: ${r.error}\n` };
+      },
+      reload,
+      seriesCount: () => series,
     },
-    reload: async () => {
-      const r = await ask({ type: 'reload' });
-      if (!r.ok) throw new Error(r.error);
-    },
-  });
-  const w = config.web;
-  const guarded = web ? (await import('../web/auth.js')).protect(handler, web.config) : handler;
-  const server: http.Server = await listen(guarded, { address: w.listen_address, maxConnections: w.max_connections, headersTimeoutMs: w.read_header_timeout, requestTimeoutMs: w.request_timeout, tls: web?.tls });
-  const a = server.address() as AddressInfo;
-  const url = `${web?.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    config.web,
+    config.web.listen_address,
+    auth,
+  );
   return {
-    url,
-    reload: async () => {
-      const r = await ask({ type: 'reload' });
-      if (!r.ok) throw new Error(r.error);
-    },
+    url: web.url,
+    reload,
     stop: async () => {
       stopping = true;
-      stopSelf();
       await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
       await worker.terminate();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await web.stop();
     },
   };
 }

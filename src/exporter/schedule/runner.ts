@@ -5,14 +5,14 @@
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
+import type { Collector, CollectorIdentity, CollectResult, NodeFacts } from '../collectors/types.js';
+import { ExporterError, errorCode } from '../errors.js';
 import { M } from '../exposition/catalogue.js';
-import type { Collector, NodeFacts } from '../collectors/types.js';
-import { ExporterError } from '../errors.js';
-import { linkedSignal } from './deadline.js';
-import type { DatanodeClient } from '../upstream/client.js';
-import type { Logger } from '../process/logger.js';
 import type { Sample } from '../exposition/render.js';
-import type { SeriesStore } from '../exposition/store.js';
+import type { SeriesStore, StoreKey } from '../exposition/store.js';
+import type { Logger } from '../process/logger.js';
+import type { DatanodeClient } from '../upstream/client.js';
+import { linkedSignal } from './deadline.js';
 
 export interface RunnerSettings {
   intervalMs: number;
@@ -37,51 +37,59 @@ export interface RunnerState {
   answeredBy: string | undefined;
 }
 
+/** What the landing page and /readyz show of a runner. */
+export type RunnerStatus = Pick<RunnerState, 'runs' | 'success' | 'lastSuccessMs' | 'lastErrorCode'> & { scope: string; collector: string };
+
 export interface Candidate {
   target: string;
   client: DatanodeClient;
 }
 
-/** Store keys: a target's start with its name and NUL, a network's with NUL "net" NUL. */
-export const targetKeyPrefix = (target: string): string => `${target}\u0000`;
-export const networkKeyPrefix = (network: string): string => `\u0000net\u0000${network}\u0000`;
+export interface RunnerOptions {
+  /** Target name (node scope) or network (network scope). */
+  scopeValue: string;
+  collector: CollectorIdentity;
+  instance: Collector;
+  /** The targets to ask, in order; a node-scoped runner has exactly one. */
+  candidates: () => Candidate[];
+  store: SeriesStore;
+  settings: RunnerSettings;
+  log: Logger;
+  onApplied?: (runner: CollectorRunner) => void;
+}
 
 export class CollectorRunner {
   readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined };
+  readonly scopeValue: string;
+  readonly collector: CollectorIdentity;
+  readonly settings: RunnerSettings;
   private task: ScheduledTask | undefined;
   private inFlight: Promise<void> | undefined;
   private readonly abort = new AbortController();
-  private readonly dataKey: string;
-  private readonly metaKey: string;
+  private readonly dataKey: StoreKey;
+  private readonly metaKey: StoreKey;
+  private readonly log: Logger;
 
-  constructor(
-    /** Target name (node scope) or network (network scope). */
-    readonly scopeValue: string,
-    readonly collector: Collector,
-    private readonly candidates: () => Candidate[],
-    private readonly store: SeriesStore,
-    readonly settings: RunnerSettings,
-    private readonly log: Logger,
-    private readonly onApplied: (runner: CollectorRunner) => void = () => {},
-  ) {
-    const prefix = collector.scope === 'node' ? targetKeyPrefix(scopeValue) : networkKeyPrefix(scopeValue);
-    this.dataKey = `${prefix}${collector.name}`;
-    this.metaKey = `${prefix}${collector.name}\u0000meta`;
-  }
-
-  /** For node scope: the target name. */
-  get target(): string {
-    return this.scopeValue;
+  constructor(private readonly o: RunnerOptions) {
+    this.scopeValue = o.scopeValue;
+    this.collector = o.collector;
+    this.settings = o.settings;
+    const node = o.collector.scope === 'node';
+    this.dataKey = { scope: node ? 'target' : 'network', id: o.scopeValue, source: o.collector.name };
+    this.metaKey = { ...this.dataKey, meta: true };
+    this.log = o.log.child({ [node ? 'target' : 'network']: o.scopeValue, collector: o.collector.name });
   }
 
   /** Run now, then on the schedule. */
   start(): void {
     void this.runOnce();
     this.task = cron.schedule(this.settings.cron, () => this.runOnce(), {
-      name: this.dataKey,
+      name: `${this.scopeValue}/${this.collector.name}`,
       noOverlap: true,
       // Spread targets that share a schedule so they do not all hit at the same instant.
       maxRandomDelay: Math.min(1000, Math.floor(this.settings.intervalMs / 10)),
+      // node-cron writes coloured lines to the console by default: keep the log one JSON stream.
+      logger: cronLogger(this.log),
     });
   }
 
@@ -91,8 +99,8 @@ export class CollectorRunner {
     this.abort.abort(new ExporterError('POLL_TIMEOUT', 'collector stopping'));
     await this.inFlight?.catch(() => {});
     if (drop) {
-      this.store.delete(this.dataKey);
-      this.store.delete(this.metaKey);
+      this.o.store.delete(this.dataKey);
+      this.o.store.delete(this.metaKey);
     }
   }
 
@@ -110,80 +118,80 @@ export class CollectorRunner {
     const started = performance.now();
     const linked = linkedSignal([this.abort.signal, extra], this.settings.timeoutMs);
     try {
-      await this.pollWith(linked.signal, started);
+      const { result, answeredBy, error } = await this.ask(linked.signal);
+      if (this.abort.signal.aborted) return;
+      this.apply(result, answeredBy, error, (performance.now() - started) / 1000);
     } finally {
       linked.dispose();
     }
   }
 
-  private async pollWith(signal: AbortSignal, started: number): Promise<void> {
-    const wasFailing = this.state.success === false;
-    const c = this.collector;
-    let result: Awaited<ReturnType<Collector['collect']>> | undefined;
-    let answeredBy: string | undefined;
+  /** Ask the candidates in order until one answers. */
+  private async ask(signal: AbortSignal): Promise<{ result?: CollectResult; answeredBy?: string; error: unknown }> {
     let error: unknown = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
-    for (const cand of this.candidates()) {
+    for (const cand of this.o.candidates()) {
       try {
-        result = await c.collect({ target: this.scopeValue, client: cand.client, signal, pageSize: this.settings.pageSize, maxPages: this.settings.maxPages });
-        answeredBy = cand.target;
-        break;
+        const result = await this.o.instance.collect({ target: this.scopeValue, client: cand.client, signal, pageSize: this.settings.pageSize, maxPages: this.settings.maxPages });
+        return { result, answeredBy: cand.target, error: undefined };
       } catch (err) {
         error = err;
         if (signal.aborted) break;
-        if (c.scope === 'network') this.log.debug({ network: this.scopeValue, collector: c.name, target: cand.target, code: errorCode(err) }, 'failing over to the next target');
+        if (this.collector.scope === 'network') this.log.debug({ answeredBy: cand.target, code: errorCode(err) }, 'failing over to the next target');
       }
     }
-    if (this.abort.signal.aborted) return;
+    return { error };
+  }
+
+  private apply(result: CollectResult | undefined, answeredBy: string | undefined, error: unknown, durationS: number): void {
+    const wasFailing = this.state.success === false;
     const now = Date.now();
-    const who = c.scope === 'node' ? { target: this.scopeValue } : { network: this.scopeValue };
-    this.state.runs += 1;
-    this.state.durationS = (performance.now() - started) / 1000;
+    const s = this.state;
+    s.runs += 1;
+    s.durationS = durationS;
     if (result) {
-      this.state.pagesTotal += result.pages ?? 0;
-      if (result.pages !== undefined) this.state.truncated = result.truncated !== undefined;
-      if (result.truncated) this.log.warn({ ...who, collector: c.name, reason: result.truncated }, 'list walk truncated; series are incomplete');
-      this.state.success = true;
-      this.state.lastSuccessMs = now;
-      this.state.lastErrorCode = undefined;
-      this.state.facts = result.facts;
-      this.state.answeredBy = answeredBy;
-      this.store.set(this.dataKey, result.samples, now, this.settings.maxAgeMs);
-      if (wasFailing) this.log.info({ ...who, collector: c.name }, 'collector recovered');
+      s.pagesTotal += result.pages ?? 0;
+      if (result.pages !== undefined) s.truncated = result.truncated !== undefined;
+      if (result.truncated) this.log.warn({ reason: result.truncated }, 'list walk truncated; series are incomplete');
+      s.success = true;
+      s.lastSuccessMs = now;
+      s.lastErrorCode = undefined;
+      s.facts = result.facts;
+      s.answeredBy = answeredBy;
+      this.o.store.set(this.dataKey, result.samples, now, this.settings.maxAgeMs);
+      if (wasFailing) this.log.info({}, 'collector recovered');
     } else {
       const code = errorCode(error);
-      this.state.success = false;
-      if (!wasFailing || this.state.lastErrorCode !== code) {
-        this.log.warn({ ...who, collector: c.name, code, err: error instanceof Error ? error.message : String(error) }, 'collector failing');
-      } else {
-        this.log.debug({ ...who, collector: c.name, code }, 'collector still failing');
-      }
-      this.state.lastErrorCode = code;
+      s.success = false;
+      if (!wasFailing || s.lastErrorCode !== code) this.log.warn({ code, err: error instanceof Error ? error.message : String(error) }, 'collector failing');
+      else this.log.debug({ code }, 'collector still failing');
+      s.lastErrorCode = code;
     }
-    this.store.set(this.metaKey, this.metaSamples(result?.up), now, Infinity);
-    this.store.expire(now);
-    this.onApplied(this);
+    this.o.store.set(this.metaKey, this.metaSamples(result?.up), now, Infinity);
+    this.o.store.expire(now);
+    this.o.onApplied?.(this);
   }
 
   private metaSamples(up: number | undefined): Sample[] {
     const v = this.scopeValue;
-    const c = this.collector.name;
+    const c = this.collector;
     const s = this.state;
-    const node = this.collector.scope === 'node';
+    const node = c.scope === 'node';
     const out: Sample[] = [
-      { metric: node ? M.collectorSuccess : M.netCollectorSuccess, values: [v, c], value: s.success ? 1 : 0 },
-      { metric: node ? M.collectorDuration : M.netCollectorDuration, values: [v, c], value: s.durationS ?? 0 },
+      { metric: node ? M.collectorSuccess : M.netCollectorSuccess, values: [v, c.name], value: s.success ? 1 : 0 },
+      { metric: node ? M.collectorDuration : M.netCollectorDuration, values: [v, c.name], value: s.durationS ?? 0 },
     ];
-    if (s.lastSuccessMs !== undefined) out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c], value: s.lastSuccessMs / 1000 });
-    if (this.collector.upMetric) out.push({ metric: this.collector.upMetric, values: [v], value: s.success ? (up ?? 1) : 0 });
-    if (s.pagesTotal > 0 || this.collector.name === 'key_rotations') {
-      out.push({ metric: node ? M.upstreamPages : M.netUpstreamPages, values: [v, c], value: s.pagesTotal });
-      out.push({ metric: node ? M.paginationTruncated : M.netPaginationTruncated, values: [v, c], value: s.truncated ? 1 : 0 });
+    if (s.lastSuccessMs !== undefined) out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
+    if (c.upMetric) out.push({ metric: c.upMetric, values: [v], value: s.success ? (up ?? 1) : 0 });
+    if (s.pagesTotal > 0 || c.paginated) {
+      out.push({ metric: node ? M.upstreamPages : M.netUpstreamPages, values: [v, c.name], value: s.pagesTotal });
+      out.push({ metric: node ? M.paginationTruncated : M.netPaginationTruncated, values: [v, c.name], value: s.truncated ? 1 : 0 });
     }
-    if (!node && s.answeredBy !== undefined) out.push({ metric: M.networkSource, values: [v, c, s.answeredBy], value: 1 });
+    if (!node && s.answeredBy !== undefined) out.push({ metric: M.networkSource, values: [v, c.name, s.answeredBy], value: 1 });
     return out;
   }
 }
 
-function errorCode(err: unknown): string {
-  return err instanceof ExporterError ? err.code : 'UNEXPECTED';
+function cronLogger(log: Logger) {
+  const line = (level: 'info' | 'warn' | 'error' | 'debug') => (message: string, err?: Error) => log[level]({ code: 'SCHEDULE', ...(err ? { err: err.message } : {}) }, `scheduler: ${message}`);
+  return { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') };
 }

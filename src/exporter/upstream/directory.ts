@@ -32,6 +32,11 @@ export class Directory {
   private readonly assets = new Map<string, number | null>();
 
   constructor(assetDecimals: Record<string, number> = {}) {
+    this.knowAssets(assetDecimals);
+  }
+
+  /** Asset decimals known from the configuration: never looked up. */
+  knowAssets(assetDecimals: Record<string, number>): void {
     for (const [id, d] of Object.entries(assetDecimals)) this.assets.set(id, d);
   }
 

@@ -8,16 +8,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { CONTENT_TYPE } from '../exposition/render.js';
 import type { SelfMetrics } from '../exposition/self-metrics.js';
+import type { RunnerStatus } from '../schedule/runner.js';
 
-/** What the landing page shows per runner. */
-export interface RunnerStatus {
-  scope: string;
-  collector: string;
-  runs: number;
-  success: boolean | undefined;
-  lastSuccessMs: number | undefined;
-  lastErrorCode: string | undefined;
-}
+export type { RunnerStatus };
 
 /** The polled part of /metrics, rendered and gzipped when it changes, with a version to compare. */
 export interface PolledBody {

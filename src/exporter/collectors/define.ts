@@ -1,0 +1,62 @@
+/**
+ * What a collector declares about itself. The registry (collectors/index.ts) lists these; the
+ * configuration schema, enablement, series estimates, the node/network split, the runners and the
+ * metric reference all read from it, so adding a collector is one file and one line there.
+ */
+import type { z } from 'zod';
+import type { MetricDef } from '../exposition/catalogue.js';
+import type { Directory } from '../upstream/directory.js';
+import type { Collector, CollectorIdentity } from './types.js';
+
+/** The settings every collector has (`collectors.<name>` in the configuration). */
+export interface CollectorSettings {
+  enabled?: boolean | undefined;
+  interval: number;
+  timeout?: number | undefined;
+  max_age?: number | undefined;
+}
+
+/** What a collector may share with the others of its scope. */
+export interface CollectorDeps {
+  /** Market and asset decimals, one per network (filled by the markets collector). */
+  directory: Directory;
+}
+
+export interface SettingsIssue {
+  /** Path below `collectors.<name>`. */
+  path: (string | number)[];
+  message: string;
+}
+
+export interface CollectorModule<N extends string = string, S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>> extends CollectorIdentity {
+  readonly name: N;
+  /** Heading of its section in docs/metrics.md. */
+  readonly title: string;
+  /** Its part of the configuration schema, defaults included. */
+  readonly config: S;
+  /** The catalogue entries it writes. */
+  readonly metrics: readonly MetricDef[];
+  /** Whether it runs; default: its `enabled` setting. */
+  enabled?(settings: z.output<S>): boolean;
+  /** Upper estimate of the series it writes per target (node scope) or per network. */
+  expectedSeries(settings: z.output<S>): number;
+  /** Checks of its settings beyond the schema's. */
+  check?(settings: z.output<S>): SettingsIssue[];
+  create(settings: z.output<S>, deps: CollectorDeps): Collector;
+}
+
+export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
+
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(module: CollectorModule<N, S>): CollectorModule<N, S> {
+  return module;
+}
+
+/** The settings of one collector in a validated configuration. */
+export function settingsOf(config: { collectors: object }, module: AnyCollectorModule): CollectorSettings {
+  return (config.collectors as Record<string, CollectorSettings>)[module.name]!;
+}
+
+export function isEnabled(config: { collectors: object }, module: AnyCollectorModule): boolean {
+  const s = settingsOf(config, module);
+  return module.enabled ? module.enabled(s) : s.enabled !== false;
+}

@@ -1,0 +1,36 @@
+/**
+ * Field types shared by the configuration schema and the collectors' own parts of it. Durations
+ * are strings such as "15s" or "500ms"; the schema turns them into milliseconds.
+ */
+import { z } from 'zod';
+
+const DURATION = /^(\d+)(ms|s|m|h)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export const duration = z
+  .string({ error: 'expected a duration such as "15s", "500ms", "1m"' })
+  .regex(DURATION, { error: 'expected a duration such as "15s", "500ms", "1m"' })
+  .transform((s) => {
+    const [, n, unit] = DURATION.exec(s)!;
+    return Number(n) * UNIT_MS[unit!]!;
+  })
+  .refine((ms) => ms > 0, { error: 'expected a duration greater than zero' });
+
+export const HEX64 = /^[0-9a-f]{64}$/;
+export const hex64 = z.string().regex(HEX64, { error: 'expected a 64-character lowercase hex id' });
+export const partyId = z.string().regex(/^([0-9a-f]{64}|network)$/, { error: 'expected a 64-character hex party id or "network"' });
+
+/** Interval, deadline and series lifetime: every collector has these. */
+export function timing(interval: string) {
+  return {
+    interval: duration.prefault(interval),
+    timeout: duration.optional(),
+    /** How long series outlive the last successful poll; default three intervals. */
+    max_age: duration.optional(),
+  };
+}
+
+/** The part of the configuration of a collector with no settings of its own. */
+export function simpleCollectorConfig(interval: string, enabled: boolean) {
+  return z.strictObject({ enabled: z.boolean().default(enabled), ...timing(interval) }).prefault({});
+}

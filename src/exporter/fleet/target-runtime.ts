@@ -1,0 +1,106 @@
+/** One data node: its HTTP client, its request counters, its node-scoped runners. */
+import { isEnabled, settingsOf } from '../collectors/define.js';
+import type { TargetConfig } from '../config/schema.js';
+import { M } from '../exposition/catalogue.js';
+import type { Sample } from '../exposition/render.js';
+import type { StoreKey } from '../exposition/store.js';
+import { CollectorRunner } from '../schedule/runner.js';
+import { runnerSettings } from '../schedule/settings.js';
+import { DatanodeClient } from '../upstream/client.js';
+import { Directory } from '../upstream/directory.js';
+import type { RuntimeContext } from './runtime-context.js';
+import type { TargetView } from './signals.js';
+
+export class TargetRuntime {
+  readonly client: DatanodeClient;
+  readonly runners: CollectorRunner[] = [];
+  private readonly counts = new Map<string, Map<string, number>>();
+  private readonly httpKey: StoreKey;
+  /** The last non-empty chain id seen: a node that replays reports "" for a while. */
+  private knownChainId: string | undefined;
+
+  constructor(readonly cfg: TargetConfig, private readonly ctx: RuntimeContext, onApplied: (r: CollectorRunner) => void) {
+    const h = ctx.config.http;
+    this.httpKey = { scope: 'target', id: cfg.name, source: 'http' };
+    this.client = new DatanodeClient({
+      url: cfg.url,
+      headers: cfg.headers,
+      connectTimeoutMs: h.connect_timeout,
+      headersTimeoutMs: h.headers_timeout,
+      bodyTimeoutMs: h.body_timeout,
+      requestTimeoutMs: h.request_timeout,
+      maxResponseBytes: h.max_response_bytes,
+      requestsPerSecond: h.requests_per_second,
+      burst: h.burst,
+      retries: h.retries,
+      onRequest: (endpoint, status) => {
+        const byStatus = this.counts.get(endpoint) ?? new Map<string, number>();
+        byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+        this.counts.set(endpoint, byStatus);
+      },
+    });
+    const candidates = () => [{ target: cfg.name, client: this.client }];
+    const deps = { directory: new Directory() };
+    for (const module of ctx.collectors) {
+      if (module.scope !== 'node' || !isEnabled(ctx.config, module)) continue;
+      this.runners.push(
+        new CollectorRunner({
+          scopeValue: cfg.name,
+          collector: module,
+          instance: module.create(settingsOf(ctx.config, module), deps),
+          candidates,
+          store: ctx.store,
+          settings: runnerSettings(ctx.config, module),
+          log: ctx.log,
+          onApplied: (r) => {
+            this.applyRequestCounts();
+            onApplied(r);
+          },
+        }),
+      );
+    }
+  }
+
+  /** Identity for reloads: a target is unchanged when its whole configuration is. */
+  get identity(): string {
+    return JSON.stringify(this.cfg);
+  }
+
+  runner(name: string): CollectorRunner | undefined {
+    return this.runners.find((r) => r.collector.name === name);
+  }
+
+  view(): TargetView {
+    const stats = this.runner('statistics')?.state;
+    const cons = this.runner('consistency')?.state;
+    const fp = cons?.success ? cons.facts : undefined;
+    if (stats?.facts?.chainId) this.knownChainId = stats.facts.chainId;
+    return {
+      name: this.cfg.name,
+      configuredNetwork: this.cfg.network,
+      healthy: stats?.success === true,
+      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId || this.knownChainId } : undefined,
+      fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
+    };
+  }
+
+  /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */
+  applyRequestCounts(): void {
+    const samples: Sample[] = [];
+    for (const endpoint of [...this.counts.keys()].sort()) {
+      const byStatus = this.counts.get(endpoint)!;
+      for (const status of [...byStatus.keys()].sort()) samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
+    }
+    this.ctx.store.set(this.httpKey, samples, Date.now(), Infinity);
+  }
+
+  start(): void {
+    for (const r of this.runners) r.start();
+  }
+
+  async stop(drop: boolean): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.stop(drop)));
+    if (drop) this.ctx.store.delete(this.httpKey);
+    await this.client.close();
+  }
+}

@@ -1,0 +1,20 @@
+import type { AnyCollectorModule } from '../collectors/define.js';
+import { settingsOf } from '../collectors/define.js';
+import type { Config } from '../config/schema.js';
+import { intervalToCron } from './cron.js';
+import type { RunnerSettings } from './runner.js';
+
+/** A collector's schedule, deadline and series lifetime from the configuration. */
+export function runnerSettings(config: Config, module: AnyCollectorModule): RunnerSettings {
+  const c = settingsOf(config, module);
+  return {
+    intervalMs: c.interval,
+    // Leave a little of the interval free so a slow poll never runs into the next one.
+    timeoutMs: c.timeout ?? Math.max(1000, Math.floor(c.interval * 0.8)),
+    maxAgeMs: c.max_age ?? c.interval * 3,
+    // The schema accepts only intervals that have a clock-aligned expression.
+    cron: intervalToCron(c.interval)!,
+    pageSize: config.http.page_size,
+    maxPages: config.http.max_pages,
+  };
+}

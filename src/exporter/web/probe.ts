@@ -1,0 +1,84 @@
+/**
+ * /probe?target=<name or allowed URL>[&collectors=a,b]: one target's node-scoped series, polled now
+ * if older than probe.max_age, within the scrape's deadline.
+ */
+import type { Config } from '../config/schema.js';
+import { M } from '../exposition/catalogue.js';
+import { header, sampleLine } from '../exposition/render.js';
+import { SeriesStore } from '../exposition/store.js';
+import type { RuntimeContext } from '../fleet/runtime-context.js';
+import { TargetRuntime } from '../fleet/target-runtime.js';
+
+export interface ProbeResult {
+  status: number;
+  body: string;
+}
+
+/** How many allowed-URL targets are kept warm; the oldest is dropped beyond this. */
+const MAX_URL_TARGETS = 64;
+
+export class Prober {
+  /** Probe targets given as allowed URLs: polled on demand only, kept apart from /metrics. */
+  private readonly urlTargets = new Map<string, { rt: TargetRuntime; store: SeriesStore }>();
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly configured: (name: string) => TargetRuntime | undefined,
+  ) {}
+
+  private get config(): Config {
+    return this.ctx.config;
+  }
+
+  /** A configured target, or a runtime of its own for an allowed URL; undefined when neither. */
+  private resolve(target: string): { rt: TargetRuntime; store: SeriesStore } | undefined {
+    const rt = this.configured(target);
+    if (rt) return { rt, store: this.ctx.store };
+    if (!this.config.probe.allowed_urls.some((prefix) => target.startsWith(prefix))) return undefined;
+    let entry = this.urlTargets.get(target);
+    if (!entry) {
+      const store = new SeriesStore(this.ctx.store.order);
+      const name = target.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
+      entry = { rt: new TargetRuntime({ name, url: target, headers: {} }, { ...this.ctx, store }, () => {}), store };
+      this.urlTargets.set(target, entry);
+      if (this.urlTargets.size > MAX_URL_TARGETS) {
+        const [oldest, old] = this.urlTargets.entries().next().value as [string, { rt: TargetRuntime }];
+        this.urlTargets.delete(oldest);
+        void old.rt.stop(true);
+      }
+    }
+    return entry;
+  }
+
+  async probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
+    const started = performance.now();
+    const target = query.get('target') ?? '';
+    const found = this.resolve(target);
+    if (!found) return { status: 400, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: not configured and not an allowed URL\n` };
+    const { rt, store } = found;
+    const wanted = (query.get('collectors') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
+    if (unknown.length > 0) return { status: 400, body: `unknown or disabled collectors: ${unknown.join(', ')} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
+    const runners = wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
+    // Leave half a second of Prometheus's deadline for rendering and the network.
+    const budget = Math.min(this.config.probe.timeout, scrapeTimeoutSeconds !== undefined ? Math.max(0.1, scrapeTimeoutSeconds - 0.5) * 1000 : Infinity);
+    const signal = AbortSignal.timeout(Math.max(100, budget));
+    const now = Date.now();
+    // A poll already in flight is joined, but the probe never waits past its own deadline.
+    const expired = new Promise<'late'>((resolve) => signal.addEventListener('abort', () => resolve('late'), { once: true }));
+    const stale = (s: (typeof runners)[number]['state']): boolean => s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
+    const waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
+    const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
+    const names = new Set(runners.map((r) => r.collector.name));
+    const body = store.renderFiltered((k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http')).toString('utf8');
+    const tail = [
+      header(M.probeSuccess), sampleLine({ metric: M.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 }),
+      header(M.probeDuration), sampleLine({ metric: M.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 }),
+    ].join('');
+    return { status: 200, body: body + tail };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.urlTargets.values()].map((p) => p.rt.stop(false)));
+  }
+}

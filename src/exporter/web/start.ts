@@ -1,0 +1,50 @@
+/**
+ * The HTTP server's start-up, the same for both modes: one thread polling and serving, or a
+ * serving thread fed by the polling thread. Self-metrics, the handler, authentication and TLS.
+ */
+import type http from 'node:http';
+import type https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/schema.js';
+import { SelfMetrics, createSelfRegistry } from '../exposition/self-metrics.js';
+import { VERSION } from '../process/version.js';
+import type { WebConfig } from './auth.js';
+import { createHandler, listen, type ServerDeps } from './server.js';
+
+/** The web-config file, loaded: who may scrape, and the TLS settings. */
+export interface WebAuth {
+  config: WebConfig;
+  tls: https.ServerOptions | undefined;
+}
+
+export interface RunningWeb {
+  /** e.g. http://127.0.0.1:19308 */
+  url: string;
+  stop: () => Promise<void>;
+}
+
+export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: () => number }, web: Config['web'], address: string, auth?: WebAuth): Promise<RunningWeb> {
+  const self = new SelfMetrics(createSelfRegistry(VERSION, deps.seriesCount));
+  await self.refresh();
+  const stopSelf = self.keepFresh();
+  const handler = createHandler({ ...deps, self });
+  // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
+  const guarded = auth ? (await import('./auth.js')).protect(handler, auth.config) : handler;
+  let server: http.Server;
+  try {
+    server = await listen(guarded, { address, maxConnections: web.max_connections, headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
+  } catch (err) {
+    stopSelf();
+    throw err;
+  }
+  const a = server.address() as AddressInfo;
+  const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return {
+    url: `${auth?.tls ? 'https' : 'http'}://${host}:${a.port}`,
+    stop: async () => {
+      stopSelf();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * The /metrics output for a fixed simulator seed and a frozen clock, against the file
+ * scripts/golden.ts wrote (`npm run golden` after an intended change; review the diff).
+ */
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { GOLDEN_FILE, produceGolden } from '../../scripts/golden.js';
+
+it('the golden /metrics output is unchanged', async () => {
+  const got = await produceGolden();
+  const want = readFileSync(GOLDEN_FILE, 'utf8');
+  // Line by line, so a failure shows which series moved.
+  expect(got.split('\n')).toEqual(want.split('\n'));
+}, 30_000);
