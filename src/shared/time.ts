@@ -19,8 +19,3 @@ export function formatRfc3339Nano(ns: bigint): string {
   const digits = frac.toString().padStart(9, '0').replace(/0+$/, '');
   return `${base}.${digits}Z`;
 }
-
-/** Unix nanoseconds to float seconds without losing the integer part to float rounding first. */
-export function nsToSeconds(ns: bigint): number {
-  return Number(ns / NS_PER_SECOND) + Number(ns % NS_PER_SECOND) / 1e9;
-}

@@ -3,14 +3,14 @@
  * API under /__sim/, and faults on the wire (latency, errors, malformed, truncated, trickling and
  * oversized bodies).
  */
-import http from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
   FaultError, applyFaultPatch, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
 } from './faults.js';
-import { SimNetwork, type SimOptions } from './network.js';
+import { SimNetwork, type NetworkFaults, type SimOptions } from './network.js';
 import { matchRoute } from './routes.js';
 
 export interface SimulatorOptions extends Partial<SimOptions> {
@@ -57,11 +57,8 @@ export class Simulator {
 
   setFaults(next: FaultState): void {
     this.faults = next;
-    this.net.faults.halted = next.halted;
-    this.net.faults.datanodeLagBlocks = next.datanodeLagBlocks;
-    this.net.faults.peersZero = next.peersZero;
-    this.net.faults.fixedPeers = next.fixedPeers;
-    this.net.faults.replaying = next.replaying;
+    // The network model holds the faults that change its data; the rest act on responses here.
+    for (const k of Object.keys(this.net.faults) as (keyof NetworkFaults)[]) (this.net.faults as Record<keyof NetworkFaults, unknown>)[k] = next[k];
     this.faultHits.clear();
   }
 
@@ -208,7 +205,7 @@ export class Simulator {
       while (left > 0 && !res.destroyed) {
         const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
         left -= piece.length;
-        if (!res.write(piece)) await new Promise<void>((r) => { res.once('drain', r); res.once('close', r); });
+        if (!res.write(piece)) await drainOrClose(res);
       }
       if (!res.destroyed) res.end(tail);
       return;
@@ -298,4 +295,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const sim = new Simulator(options);
   await sim.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   return sim;
+}
+
+/** Wait until the response can take more, or is gone; the listener left behind is removed. */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
