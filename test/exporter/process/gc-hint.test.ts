@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GcHint } from '../../src/exporter/process/gc-hint.js';
-import { SeriesStore } from '../../src/exporter/exposition/store.js';
-import { M } from '../../src/exporter/exposition/catalogue.js';
+import { GcHint } from '../../../src/exporter/process/gc-hint.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { M } from '../../../src/exporter/exposition/catalogue.js';
 
 describe('GcHint', () => {
   beforeEach(() => vi.useFakeTimers());

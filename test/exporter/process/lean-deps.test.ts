@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as promClient from 'prom-client';
 import * as undici from 'undici';
-import * as leanProm from '../../src/exporter/process/lean/prom-client.js';
-import * as leanUndici from '../../src/exporter/process/lean/undici.js';
+import * as leanProm from '../../../src/exporter/process/lean/prom-client.js';
+import * as leanUndici from '../../../src/exporter/process/lean/undici.js';
 
 // The lean loaders reach into the packages' files; an upgrade that moves one must fail here.
 describe('lean dependency loaders', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { M } from '../../src/exporter/exposition/catalogue.js';
-import { escapeLabel, formatValue, sampleLine } from '../../src/exporter/exposition/render.js';
-import { SeriesStore } from '../../src/exporter/exposition/store.js';
+import { M } from '../../../src/exporter/exposition/catalogue.js';
+import { escapeLabel, formatValue, sampleLine } from '../../../src/exporter/exposition/render.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { gunzipSync } from 'node:zlib';
 
 describe('render', () => {

@@ -1,6 +1,7 @@
+import { thrown } from '../../helpers/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { decimal, enumValue, headerU64, i64, rfc3339Seconds, u32, u64, unixNsSeconds } from '../../src/exporter/upstream/convert.js';
-import { FieldError } from '../../src/exporter/errors.js';
+import { decimal, enumValue, headerU64, i64, rfc3339Seconds, u32, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
+import { FieldError } from '../../../src/exporter/errors.js';
 
 describe('converters', () => {
   it('uint64 strings stay exact through BigInt; the float comes last', () => {
@@ -56,11 +57,8 @@ describe('converters', () => {
   });
 
   it('error messages describe the value, never quote it', () => {
-    try {
-      u64('sim-swarm-key-secret', 'networkhistory.swarmKey');
-    } catch (err) {
-      expect((err as Error).message).not.toContain('secret');
-      expect((err as Error).message).toContain('a string of 20 characters');
-    }
+    const err = thrown(() => u64('sim-swarm-key-secret', 'networkhistory.swarmKey'));
+    expect(err.message).not.toContain('secret');
+    expect(err.message).toContain('a string of 20 characters');
   });
 });

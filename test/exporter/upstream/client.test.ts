@@ -1,11 +1,11 @@
 /** The HTTP client and the paginator against the simulator: error decoding, caps, back-off, walks. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KeyRotationsCollector } from '../../src/exporter/collectors/key-rotations.js';
-import { ExporterError, UpstreamHttpError } from '../../src/exporter/errors.js';
-import { DatanodeClient, type ClientOptions } from '../../src/exporter/upstream/client.js';
-import { walkPages } from '../../src/exporter/upstream/paginate.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { ManualClock } from '../helpers/sim.js';
+import { KeyRotationsCollector } from '../../../src/exporter/collectors/key-rotations.js';
+import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
+import { DatanodeClient, type ClientOptions } from '../../../src/exporter/upstream/client.js';
+import { walkPages } from '../../../src/exporter/upstream/paginate.js';
+import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { ManualClock } from '../../helpers/sim.js';
 
 let sim: Simulator;
 const statuses: string[] = [];

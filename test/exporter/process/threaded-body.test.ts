@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { lazyPlain } from '../../src/exporter/process/threaded.js';
+import { lazyPlain } from '../../../src/exporter/process/threaded.js';
 
 describe('the serving thread holds the gzip body only', () => {
   it('unzips the plain text on first use, once per snapshot', () => {

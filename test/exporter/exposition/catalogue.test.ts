@@ -1,11 +1,11 @@
 /** The catalogue follows Prometheus naming rules, avoids the node software's names, and matches the docs. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, COLLECTORS } from '../../src/exporter/collectors/index.js';
-import { BUILTIN_METRICS, RESERVED_PREFIXES } from '../../src/exporter/exposition/catalogue.js';
+import { CATALOGUE, COLLECTORS } from '../../../src/exporter/collectors/index.js';
+import { BUILTIN_METRICS, RESERVED_PREFIXES } from '../../../src/exporter/exposition/catalogue.js';
 
 const SCOPE = new Map<string, string>(COLLECTORS.map((c) => [c.name, c.scope]));
-import { renderMetricDoc } from '../../scripts/metric-doc.js';
+import { renderMetricDoc } from '../../../scripts/metric-doc.js';
 
 describe('metric catalogue', () => {
   it.each(CATALOGUE.map((m) => [m.name, m] as const))('%s follows the naming rules', (_n, m) => {
@@ -35,7 +35,7 @@ describe('metric catalogue', () => {
   });
 
   it('docs/metrics.md is generated from the catalogue (run `npm run docs:metrics`)', () => {
-    expect(readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8')).toBe(renderMetricDoc());
+    expect(readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8')).toBe(renderMetricDoc());
     for (const m of CATALOGUE) expect(renderMetricDoc()).toContain(`\`${m.name}\``);
   });
 });

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/exporter/cli.js';
-import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
-import { configSchema } from '../../src/exporter/config/schema.js';
-import { expectedSeries, usePollingThread } from '../../src/exporter/process/polling-thread.js';
+import { main } from '../../../src/exporter/cli.js';
+import { loadConfig, parseCli } from '../../../src/exporter/config/load.js';
+import { configSchema } from '../../../src/exporter/config/schema.js';
+import { expectedSeries, usePollingThread } from '../../../src/exporter/process/polling-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dne-config-'));
 let n = 0;
