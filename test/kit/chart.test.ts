@@ -1,0 +1,300 @@
+/**
+ * The Helm chart rendered with Helm's engine (tools/chart-render: Go text/template + sprig + Helm's
+ * own functions; there is no Helm binary here) for the default values and a matrix of overrides.
+ * Every rendering must be YAML and hang together the way the cluster needs it: probe schemes that
+ * match the web config, selectors that select, mounts that have volumes, rules promtool accepts and
+ * the shipped dashboards.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, parseDocument, stringify } from 'yaml';
+
+const chart = 'helm/datanode-exporter';
+const read = (p: string): string => readFileSync(p, 'utf8');
+
+type Labels = Record<string, string>;
+type Probe = { httpGet?: { path: string; port: string | number; scheme?: string } };
+type Container = {
+  name: string; args: string[]; env?: unknown[]; ports: { name: string; containerPort: number }[];
+  livenessProbe?: Probe; readinessProbe?: Probe; resources: unknown; securityContext: unknown;
+  volumeMounts?: { name: string; mountPath: string }[];
+};
+type Volume = { name: string; configMap?: { name: string }; secret?: { secretName: string } };
+type Obj = {
+  apiVersion: string; kind: string; metadata: { name: string; labels?: Labels }; data?: Record<string, string>;
+  spec?: {
+    selector?: { matchLabels?: Labels } & Labels; ports?: { name: string; targetPort: string | number }[];
+    template?: { metadata: { labels: Labels }; spec: { securityContext: unknown; containers: Container[]; volumes?: Volume[] } };
+    endpoints?: { port: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
+    groups?: { rules: { alert?: string; annotations?: Labels }[] }[];
+  };
+};
+type Doc = { source: string; obj: Obj };
+type Values = {
+  existingConfigMap: string; webConfig: { existingSecret: string; key: string; tls?: boolean };
+  serviceMonitor: { scheme?: string }; prometheusRule: { runbookBaseUrl: string };
+  dashboards: { labels: Labels }; resources: unknown; podSecurityContext: unknown; securityContext: unknown;
+  extraArgs: string[]; extraEnv: unknown[];
+};
+type Rendered = { docs: Doc[]; values: Values; of: (kind: string) => Obj[]; one: (kind: string) => Obj };
+
+let work = '';
+let bin = '';
+
+function run(cmd: string, args: string[]): { status: number | null; out: string; stdout: string } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error) throw new Error(`${cmd} is required: ${r.error.message}`);
+  return { status: r.status, out: `${r.stdout}${r.stderr}`, stdout: r.stdout };
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'dne-chart-'));
+  bin = join(work, 'chart-render');
+  // The Go build cache outlives the run, so only the first build on a machine compiles sprig.
+  const r = run('bash', ['tools/chart-render/build.sh', bin, join(tmpdir(), 'dne-chart-render', 'go-build')]);
+  if (r.status !== 0) {
+    throw new Error(`building tools/chart-render failed (needs apt-get install golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev golang-github-gobwas-glob-dev):\n${r.out}`);
+  }
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Renders the chart with `overrides` deep-merged over values.yaml; every document must be YAML. */
+function render(name: string, overrides: object): Rendered {
+  const file = join(work, `${name.replace(/\W+/g, '-')}.yaml`);
+  writeFileSync(file, stringify(overrides));
+  const r = run(bin, ['-f', file, chart]);
+  if (r.status !== 0) throw new Error(`chart-render failed for ${name}: ${r.out}`);
+  const docs = r.stdout.split(/^---\n/m).filter((s) => s.trim() !== '').map((text) => {
+    const source = /^# Source: (.+)\n/.exec(text)?.[1];
+    if (!source) throw new Error(`document without a # Source header: ${text.slice(0, 200)}`);
+    const doc = parseDocument(text, { uniqueKeys: true });
+    if (doc.errors.length > 0) throw new Error(`${source} is not YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
+    return { source, obj: doc.toJS() as Obj };
+  });
+  const shown = run(bin, ['-show-values', '-f', file, chart]);
+  expect(shown.status, shown.out).toBe(0);
+  const values = JSON.parse(shown.stdout) as Values;
+  const of = (kind: string): Obj[] => docs.filter((d) => d.obj.kind === kind).map((d) => d.obj);
+  const one = (kind: string): Obj => {
+    const found = of(kind);
+    expect(found.map((o) => o.kind), `exactly one ${kind}`).toEqual([kind]);
+    return found[0]!;
+  };
+  return { docs, values, of, one };
+}
+
+const subset = (small: Labels | undefined, big: Labels | undefined, what: string): void => {
+  expect(Object.keys(small ?? {}).length, `${what}: empty selector`).toBeGreaterThan(0);
+  for (const [k, v] of Object.entries(small ?? {})) expect(big?.[k], `${what}: ${k}`).toBe(v);
+};
+
+/** The scheme the pod serves: HTTPS exactly when a web config from a Secret enables TLS. */
+const podScheme = (v: Values): 'HTTP' | 'HTTPS' => (v.webConfig.existingSecret && v.webConfig.tls !== false ? 'HTTPS' : 'HTTP');
+
+const ruleFile = parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: { alert: string }[] }[] };
+const ruleCount = ruleFile.groups.flatMap((g) => g.rules).length;
+const dashboardFiles = readdirSync('grafana').filter((f) => f.endsWith('.json')).sort();
+const validateValues = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(read(`${chart}/values.schema.json`)) as object);
+
+/** The structural checks every rendering must pass. */
+function check(m: Rendered): void {
+  const { docs, values: v } = m;
+  expect(validateValues(v), JSON.stringify(validateValues.errors)).toBe(true);
+  for (const { source, obj } of docs) {
+    expect(obj.apiVersion, source).toMatch(/^[a-z0-9.]*\/?v\d\w*$/);
+    expect(obj.kind, source).toMatch(/^[A-Z]\w+$/);
+    expect(obj.metadata.name, source).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+  }
+  const deployment = m.one('Deployment');
+  const pod = deployment.spec!.template!;
+  subset(deployment.spec!.selector!.matchLabels, pod.metadata.labels, 'Deployment selector vs pod labels');
+  const volumes = new Map((pod.spec.volumes ?? []).map((vol) => [vol.name, vol]));
+  const configMaps = m.of('ConfigMap').map((c) => c.metadata.name);
+  for (const c of pod.spec.containers) {
+    const portNames = c.ports.map((p) => p.name);
+    for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
+      const get = c[probe]?.httpGet;
+      expect(get, `${c.name}.${probe}.httpGet`).toBeDefined();
+      expect(get!.scheme ?? 'HTTP', `${c.name}.${probe}.httpGet.scheme (Kubernetes defaults to HTTP)`).toBe(podScheme(v));
+      expect(portNames, `${c.name}.${probe} port`).toContain(get!.port);
+    }
+    for (const mount of c.volumeMounts ?? []) expect(volumes.has(mount.name), `volume for mount ${mount.name}`).toBe(true);
+  }
+  for (const vol of volumes.values()) {
+    if (vol.configMap) expect(v.existingConfigMap ? [v.existingConfigMap] : configMaps, `config map ${vol.configMap.name}`).toContain(vol.configMap.name);
+    if (vol.secret) expect(vol.secret.secretName).toBe(v.webConfig.existingSecret);
+  }
+  const service = m.one('Service');
+  subset(service.spec!.selector as Labels, pod.metadata.labels, 'Service selector vs pod labels');
+  const containerPorts = pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name));
+  for (const p of service.spec!.ports!) expect(containerPorts, `Service targetPort ${p.targetPort}`).toContain(p.targetPort);
+
+  for (const sm of m.of('ServiceMonitor')) {
+    subset(sm.spec!.selector!.matchLabels, service.metadata.labels, 'ServiceMonitor selector vs Service labels');
+    for (const ep of sm.spec!.endpoints!) {
+      expect(service.spec!.ports!.map((p) => p.name), 'ServiceMonitor port').toContain(ep.port);
+      expect(ep.scheme, 'ServiceMonitor scheme').toBe(v.serviceMonitor.scheme || podScheme(v).toLowerCase());
+    }
+  }
+  for (const pr of m.of('PrometheusRule')) {
+    const file = join(work, `rules-${pr.metadata.name}.yml`);
+    writeFileSync(file, stringify({ groups: pr.spec!.groups }));
+    const r = run('promtool', ['check', 'rules', file]);
+    expect(r.out).toContain(`SUCCESS: ${ruleCount} rules found`);
+    expect(r.status).toBe(0);
+    const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '');
+    for (const rule of pr.spec!.groups!.flatMap((g) => g.rules).filter((r) => r.alert)) {
+      expect(rule.annotations?.runbook_url).toBe(`${base ? `${base}/` : ''}docs/runbook.md#${rule.alert!.toLowerCase()}`);
+    }
+  }
+  for (const cm of m.of('ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboards'))) {
+    subset(v.dashboards.labels, cm.metadata.labels, 'dashboard ConfigMap labels');
+    expect(Object.keys(cm.data ?? {}).sort()).toEqual(dashboardFiles);
+    for (const f of dashboardFiles) expect(JSON.parse(cm.data![f]!), f).toEqual(JSON.parse(read(`grafana/${f}`)));
+  }
+}
+
+const container = (m: Rendered): Container => m.one('Deployment').spec!.template!.spec.containers[0]!;
+const probeSchemes = (m: Rendered): (string | undefined)[] => [container(m).livenessProbe?.httpGet?.scheme, container(m).readinessProbe?.httpGet?.scheme];
+const kinds = (m: Rendered): string[] => m.docs.map((d) => d.obj.kind);
+const web = { existingSecret: 'dne-web' };
+
+// [name, overrides, what this case must show beyond the common checks]
+const matrix: [string, object, (m: Rendered) => void][] = [
+  ['default values', {}, (m) => {
+    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment']); // Helm's install order
+    expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
+    expect(container(m).args.some((a) => a.startsWith('--web.config.file'))).toBe(false);
+  }],
+  ['web config serving TLS', { webConfig: web }, (m) => {
+    expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+    expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
+    expect(m.one('Deployment').spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
+  }],
+  ['web config with basic auth only', { webConfig: { ...web, tls: false } }, (m) => {
+    expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
+    expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
+  }],
+  ['ServiceMonitor', { serviceMonitor: { enabled: true } }, (m) => {
+    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.scheme).toBe('http');
+  }],
+  ['ServiceMonitor with a TLS web config', { webConfig: web, serviceMonitor: { enabled: true, tlsConfig: { insecureSkipVerify: true }, basicAuth: { username: { name: 's', key: 'u' } } } }, (m) => {
+    const ep = m.one('ServiceMonitor').spec!.endpoints![0]!;
+    expect(ep.scheme).toBe('https');
+    expect(ep.tlsConfig).toEqual({ insecureSkipVerify: true });
+    expect(ep.basicAuth).toEqual({ username: { name: 's', key: 'u' } });
+  }],
+  ['PrometheusRule', { prometheusRule: { enabled: true } }, (m) => {
+    expect(m.one('PrometheusRule').spec!.groups!.flatMap((g) => g.rules)).toHaveLength(ruleCount);
+  }],
+  ['PrometheusRule with runbookBaseUrl', { prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org/dne/' } }, (m) => {
+    const urls = m.one('PrometheusRule').spec!.groups!.flatMap((g) => g.rules).map((r) => r.annotations?.runbook_url);
+    expect(urls.every((u) => u?.startsWith('https://example.org/dne/docs/runbook.md#'))).toBe(true);
+  }],
+  ['dashboards', { dashboards: { enabled: true, annotations: { grafana_folder: 'Vega' } } }, (m) => {
+    const cm = m.of('ConfigMap').find((c) => c.metadata.name.endsWith('-dashboards'));
+    expect(Object.keys(cm?.data ?? {})).toHaveLength(dashboardFiles.length);
+    expect(cm?.metadata).toMatchObject({ labels: { grafana_dashboard: '1' }, annotations: { grafana_folder: 'Vega' } });
+  }],
+  ['existing config map', { existingConfigMap: 'my-dne-config' }, (m) => {
+    expect(m.of('ConfigMap')).toEqual([]);
+    expect(m.one('Deployment').spec!.template!.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'my-dne-config' } });
+  }],
+  ['resources', { resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } } }, (m) => {
+    expect(container(m).resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+  }],
+  ['security-context overrides', { podSecurityContext: { runAsUser: 2000, fsGroup: 3000 }, securityContext: { readOnlyRootFilesystem: false, capabilities: null } }, (m) => {
+    expect(m.one('Deployment').spec!.template!.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 2000, runAsGroup: 1000, fsGroup: 3000 });
+    expect(container(m).securityContext).toEqual({ readOnlyRootFilesystem: false, allowPrivilegeEscalation: false });
+  }],
+  ['extraArgs and extraEnv', { extraArgs: ['--log.level=debug', 'two words'], extraEnv: [{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }, (m) => {
+    expect(container(m).args.slice(-2)).toEqual(['--log.level=debug', 'two words']);
+    expect(container(m).env).toEqual([{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]);
+  }],
+  ['everything on', {
+    webConfig: web, existingConfigMap: 'my-dne-config', extraArgs: ['--log.level=debug'], extraEnv: [{ name: 'TZ', value: 'UTC' }],
+    serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org' }, dashboards: { enabled: true },
+  }, (m) => {
+    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+    expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+  }],
+];
+
+describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
+  it.each(matrix)('%s', (name, overrides, specific) => {
+    const m = render(name, overrides);
+    check(m);
+    specific(m);
+  });
+
+  it('the checks fail on a broken rendering', () => {
+    const fresh = (): Rendered => render('broken', { webConfig: web, serviceMonitor: { enabled: true } });
+    const breakages: [string, (m: Rendered) => void][] = [
+      ['probe scheme missing', (m) => { delete container(m).livenessProbe!.httpGet!.scheme; }],
+      ['probe scheme at the probe level', (m) => { const p = container(m).readinessProbe as Probe & { scheme?: string }; p.scheme = p.httpGet!.scheme; delete p.httpGet; }],
+      ['Service selects other pods', (m) => { (m.one('Service').spec!.selector as Labels)['app.kubernetes.io/instance'] = 'other'; }],
+      ['ServiceMonitor on a missing port', (m) => { m.one('ServiceMonitor').spec!.endpoints![0]!.port = 'metrics'; }],
+      ['mount without a volume', (m) => { container(m).volumeMounts!.push({ name: 'nope', mountPath: '/x' }); }],
+      ['config map that is not rendered', (m) => { m.one('Deployment').spec!.template!.spec.volumes![0]!.configMap!.name = 'ghost'; }],
+    ];
+    for (const [what, breakIt] of breakages) {
+      const m = fresh();
+      expect(() => check(m), 'intact rendering').not.toThrow();
+      breakIt(m);
+      expect(() => check(m), what).toThrow();
+    }
+  });
+
+  it('the renderer behaves as Helm: include, tpl, required, .Files, null removes a default, install order', () => {
+    const dir = join(work, 'probe-chart');
+    const files: Record<string, string> = {
+      'Chart.yaml': 'apiVersion: v2\nname: probe\nversion: 1.2.3\nappVersion: "9"\n',
+      'values.yaml': 'greeting: "hi {{ .Release.Name }}"\nkeep: {a: 1, b: 2}\n',
+      'files/d/one.json': '{"x": 1}\n',
+      'files/d/sub/two.json': '{}\n',
+      'templates/_h.tpl': '{{- define "p.name" -}}{{ .Chart.Name }}-{{ .Release.Name }}{{- end -}}\n',
+      'templates/z.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: {{ include "p.name" . }}}\n',
+      'templates/a.yaml': [
+        'apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: {{ include "p.name" . }}', 'data:',
+        '  tpl: {{ tpl .Values.greeting . | quote }}', '  missing: "{{ .Values.nothere }}"', '  keep: {{ toJson .Values.keep | quote }}',
+        '  template: {{ .Template.Name }}', '  glob: {{ (.Files.Glob "files/d/*.json").AsConfig | toJson }}',
+        '{{- if .Values.need }}{{ required "need.value is required" .Values.need.value }}{{ end }}', '---', '',
+      ].join('\n'),
+      'templates/empty.yaml': '{{- if false }}\nkind: Never\n{{- end }}\n  \n',
+    };
+    for (const [p, text] of Object.entries(files)) {
+      mkdirSync(join(dir, p, '..'), { recursive: true });
+      writeFileSync(join(dir, p), text);
+    }
+    writeFileSync(join(dir, 'o.yaml'), 'keep: {a: null}\n');
+    const r = run(bin, ['-name', 'rel', '-f', join(dir, 'o.yaml'), dir]);
+    expect(r.status, r.out).toBe(0);
+    // Helm's order: Namespace before ConfigMap; empty renders and partials print nothing.
+    expect([...r.stdout.matchAll(/^# Source: (.+)$/gm)].map((x) => x[1])).toEqual(['probe/templates/z.yaml', 'probe/templates/a.yaml']);
+    const cm = parseYaml(r.stdout.split(/^---\n/m)[2]!) as { metadata: { name: string }; data: Record<string, string> };
+    expect(cm.metadata.name).toBe('probe-rel');
+    expect(cm.data).toEqual({
+      tpl: 'hi rel', missing: '', keep: '{"b":2}', template: 'probe/templates/a.yaml', glob: 'one.json: |\n  {"x": 1}',
+    });
+    writeFileSync(join(dir, 'o.yaml'), 'need: {other: 1}\n');
+    const req = run(bin, ['-f', join(dir, 'o.yaml'), dir]);
+    expect(req.status).toBe(1);
+    expect(req.out).toContain('execution error at (probe/templates/a.yaml:11:');
+    expect(req.out).toContain('need.value is required');
+  });
+
+  it('a template error fails the render, naming the file (as helm template does)', () => {
+    const file = join(work, 'bad-type.yaml');
+    writeFileSync(file, stringify({ webConfig: 'not a map' }));
+    const r = run(bin, ['-f', file, chart]);
+    expect(r.status).toBe(1);
+    expect(r.out).toMatch(/datanode-exporter\/templates\/\w+\.yaml/);
+  });
+});
