@@ -2,7 +2,9 @@
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, USAGE, loadConfig, parseCli } from './config/load.js';
+import { ConfigError, USAGE, loadConfig, parseCli, type CliOptions } from './config/load.js';
+import type { Config } from './config/schema.js';
+import type { Logger } from './process/logger.js';
 import { missingLaunchSettings } from './process/launch.js';
 import { createLogger } from './process/logger.js';
 import { usePollingThread } from './process/polling-thread.js';
@@ -10,34 +12,59 @@ import { startThreaded } from './process/threaded.js';
 import { VERSION } from './process/version.js';
 import type { WebAuth } from './web/start.js';
 
-export async function main(argv: string[]): Promise<number> {
-  let cli;
-  let config;
-  let web: WebAuth | undefined;
+type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAuth | undefined };
+
+/** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
+async function prepare(argv: string[]): Promise<Prepared> {
   try {
-    cli = parseCli(argv);
+    const cli = parseCli(argv);
     if (cli.help) {
       process.stdout.write(`${USAGE}\n`);
-      return 0;
+      return { exit: 0 };
     }
     if (cli.version) {
       process.stdout.write(`datanode-exporter ${VERSION}\n`);
-      return 0;
+      return { exit: 0 };
     }
-    config = loadConfig(cli);
+    const config = loadConfig(cli);
     // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
-    if (config.web.config_file) web = (await import('./web/auth.js')).loadWebConfig(config.web.config_file);
+    const web = config.web.config_file ? (await import('./web/auth.js')).loadWebConfig(config.web.config_file) : undefined;
+    if (cli.check) {
+      process.stdout.write(`configuration is valid: ${config.targets.length} target(s)\n`);
+      return { exit: 0 };
+    }
+    return { cli, config, web };
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);
-      return 2;
+      return { exit: 2 };
     }
     throw err;
   }
-  if (cli.check) {
-    process.stdout.write(`configuration is valid: ${config.targets.length} target(s)\n`);
-    return 0;
-  }
+}
+
+interface Running {
+  url: string;
+  reload: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * With a polling thread, collectors and rendering run in a worker and this thread only serves;
+ * without one (small configurations, or --web.single-thread) both run here.
+ */
+async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | undefined, threaded: boolean): Promise<Running> {
+  if (threaded) return startThreaded(cli, config, log, web);
+  const { Exporter } = await import('./exporter.js'); // the threaded path loads it only in the worker
+  const ex = new Exporter(config, log, () => loadConfig(cli));
+  const url = await ex.start(undefined, web);
+  return { url, reload: () => ex.reload(), stop: () => ex.stop() };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const prepared = await prepare(argv);
+  if ('exit' in prepared) return prepared.exit;
+  const { cli, config, web } = prepared;
   const log = createLogger(config.log.level);
   const missing = missingLaunchSettings();
   if (missing.length > 0) log.warn({ missing }, 'started without the memory settings of the bin, npm start and the image: resident memory will be higher (docs/performance.md)');
@@ -45,26 +72,15 @@ export async function main(argv: string[]): Promise<number> {
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
   });
-  // With a polling thread, collectors and rendering run in a worker and this thread only serves;
-  // without one (small configurations, or --web.single-thread) both run here.
-  let exporter: { reload: () => Promise<void>; stop: () => Promise<void> };
-  let url: string;
+  const threaded = !cli.singleThread && usePollingThread(config);
+  let exporter: Running;
   try {
-    if (cli.singleThread || !usePollingThread(config)) {
-      const { Exporter } = await import('./exporter.js'); // the threaded path loads it only in the worker
-      const ex = new Exporter(config, log, () => loadConfig(cli));
-      url = await ex.start(undefined, web);
-      exporter = ex;
-    } else {
-      const t = await startThreaded(cli, config, log, web);
-      url = t.url;
-      exporter = t;
-    }
+    exporter = await run(cli, config, log, web, threaded);
   } catch (err) {
     log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
     return 1;
   }
-  log.info({ url: `${url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION, pollingThread: !cli.singleThread && usePollingThread(config) }, 'serving metrics');
+  log.info({ url: `${exporter.url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION, pollingThread: threaded }, 'serving metrics');
   process.on('SIGHUP', () => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

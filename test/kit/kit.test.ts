@@ -147,6 +147,13 @@ describe('launch settings (src/exporter/process/launch.ts)', () => {
     for (const e of env) expect(final).toMatch(new RegExp(`^ENV ${e}$`, 'm'));
   });
 
+  it(`this Node (${process.version}) takes the launch flags without a word`, () => {
+    // npm run test:image-node runs this file again on the image's Node major.
+    const r = spawnSync(process.execPath, [...NODE_FLAGS, '-e', 'process.exit(typeof globalThis.gc === "function" ? 0 : 3)'], { encoding: 'utf8', env: { ...process.env, ...LAUNCH_ENV } });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
   it('names what a process was started without', () => {
     expect(missingLaunchSettings([...NODE_FLAGS], { ...LAUNCH_ENV })).toEqual([]);
     expect(missingLaunchSettings(['--expose-gc'], {})).toEqual(['--max-semi-space-size=1', '--optimize-for-size', ...env]);

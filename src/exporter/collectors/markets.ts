@@ -89,6 +89,16 @@ export function marketSamples(target: string, m: Json, path: string): Sample[] {
     push(M.marketTargetStakeScaling, num(tsp.scalingFactor, `${path}.liquidityMonitoringParameters.targetStakeParameters.scalingFactor`));
   }
 
+  out.push(...riskSamples(target, id, ti, path));
+  return out;
+}
+
+/** Risk-model parameters and margin scaling factors of one market. */
+function riskSamples(target: string, id: string, ti: Json, path: string): Sample[] {
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
+  };
   const ln = ti.logNormalRiskModel as Json | null | undefined;
   const simple = ti.simpleRiskModel as Json | null | undefined;
   if (ln) {

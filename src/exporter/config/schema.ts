@@ -35,6 +35,103 @@ export const targetSchema = z.strictObject({
 export type TargetConfig = z.output<typeof targetSchema>;
 export const targetListSchema = z.array(targetSchema);
 
+const webSchema = z
+  .strictObject({
+    listen_address: listenAddress.default('127.0.0.1:19308'),
+    max_connections: z.number().int().positive().default(256),
+    /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
+    config_file: z.string().min(1).optional(),
+    /**
+     * Poll and render in a worker thread, so that large polls never delay a scrape. auto: on when
+     * the configuration can produce more than ~50,000 series (process/polling-thread.ts), off
+     * otherwise (one thread is smaller: docs/performance.md).
+     */
+    polling_thread: z.enum(['auto', 'on', 'off']).default('auto'),
+    /** A client must send its request headers within this time (slow clients are cut off). */
+    read_header_timeout: duration.prefault('10s'),
+    /** And its whole request within this one. */
+    request_timeout: duration.prefault('30s'),
+  })
+  .prefault({});
+
+const logSchema = z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).prefault({});
+
+const httpSchema = z
+  .strictObject({
+    connect_timeout: duration.prefault('5s'),
+    headers_timeout: duration.prefault('10s'),
+    body_timeout: duration.prefault('10s'),
+    request_timeout: duration.prefault('15s'),
+    max_response_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    requests_per_second: z.number().positive().max(1000).default(10),
+    burst: z.number().int().min(1).default(40),
+    retries: z.number().int().min(0).max(10).default(2),
+    page_size: z.number().int().min(1).max(5000).default(5000),
+    max_pages: z.number().int().min(1).default(100),
+  })
+  .prefault({});
+
+/** Extra targets from YAML/JSON files, re-read when they change. */
+const discoverySchema = z.strictObject({ files: z.array(z.string().min(1)).default([]), refresh_interval: duration.prefault('30s') }).prefault({});
+
+/** "i/n": keep only the targets whose name hashes to shard i of n (0-based). */
+const shardSchema = z
+  .string()
+  .regex(/^\d+\/\d+$/, { error: 'expected i/n, e.g. 0/3' })
+  .refine((v) => {
+    const [i, n] = v.split('/').map(Number) as [number, number];
+    return n >= 1 && i < n;
+  }, { error: 'expected 0 <= i < n' });
+
+const probeSchema = z
+  .strictObject({
+    /** /probe polls again when the cached data are older than this. */
+    max_age: duration.prefault('10s'),
+    /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
+    timeout: duration.prefault('10s'),
+    /** URL prefixes that /probe?target=<url> may reach besides the configured targets. */
+    allowed_urls: z.array(z.string().url()).default([]),
+  })
+  .prefault({});
+
+const fleetSchema = z
+  .strictObject({
+    /** Nodes whose data-node heights differ by more than this are not compared for data agreement. */
+    agreement_tolerance_blocks: z.number().int().min(0).default(10),
+  })
+  .prefault({});
+
+interface CheckedConfig {
+  targets: TargetConfig[];
+  discovery: { files: string[] };
+  collectors: object;
+}
+
+/** Rules across fields: targets exist and have unique names; each collector's own checks; schedulable intervals. */
+function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConfig, ctx: z.RefinementCtx): void {
+  if (cfg.targets.length === 0 && cfg.discovery.files.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['targets'], message: 'expected at least one target (--datanode.url, targets: in the config file, or discovery.files)' });
+  }
+  const seen = new Set<string>();
+  cfg.targets.forEach((t, i) => {
+    if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}"` });
+    seen.add(t.name);
+  });
+  const settings = cfg.collectors as Record<string, CollectorSettings>;
+  for (const c of collectors) {
+    for (const issue of c.check?.(settings[c.name]!) ?? []) ctx.addIssue({ code: 'custom', path: ['collectors', c.name, ...issue.path], message: issue.message });
+  }
+  for (const [name, c] of Object.entries(settings)) {
+    if (c.enabled === false) continue;
+    if (!intervalToCron(c.interval)) {
+      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
+    }
+    if (c.timeout !== undefined && c.timeout > c.interval) {
+      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });
+    }
+  }
+}
+
 type CollectorsShape<T extends readonly AnyCollectorModule[]> = { [K in T[number] as K['name']]: K['config'] };
 
 /** The schema for a set of collectors (the registry's, or a test's own). */
@@ -43,96 +140,17 @@ export function buildConfigSchema<T extends readonly AnyCollectorModule[]>(colle
   return z
     .strictObject({
       targets: z.array(targetSchema, { error: 'expected a list of targets' }).default([]),
-      web: z
-        .strictObject({
-          listen_address: listenAddress.default('127.0.0.1:19308'),
-          max_connections: z.number().int().positive().default(256),
-          /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
-          config_file: z.string().min(1).optional(),
-          /**
-           * Poll and render in a worker thread, so that large polls never delay a scrape. auto: on when
-           * the configuration can produce more than ~50,000 series (see expectedSeries), off otherwise
-           * (one thread is about 9 MiB smaller).
-           */
-          polling_thread: z.enum(['auto', 'on', 'off']).default('auto'),
-          /** A client must send its request headers within this time (slow clients are cut off). */
-          read_header_timeout: duration.prefault('10s'),
-          /** And its whole request within this one. */
-          request_timeout: duration.prefault('30s'),
-        })
-        .prefault({}),
-      log: z
-        .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
-        .prefault({}),
-      http: z
-        .strictObject({
-          connect_timeout: duration.prefault('5s'),
-          headers_timeout: duration.prefault('10s'),
-          body_timeout: duration.prefault('10s'),
-          request_timeout: duration.prefault('15s'),
-          max_response_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
-          requests_per_second: z.number().positive().max(1000).default(10),
-          burst: z.number().int().min(1).default(40),
-          retries: z.number().int().min(0).max(10).default(2),
-          page_size: z.number().int().min(1).max(5000).default(5000),
-          max_pages: z.number().int().min(1).default(100),
-        })
-        .prefault({}),
-      /** Extra targets from YAML/JSON files, re-read when they change. */
-      discovery: z
-        .strictObject({ files: z.array(z.string().min(1)).default([]), refresh_interval: duration.prefault('30s') })
-        .prefault({}),
-      /** "i/n": keep only the targets whose name hashes to shard i of n (0-based). */
-      shard: z
-        .string()
-        .regex(/^\d+\/\d+$/, { error: 'expected i/n, e.g. 0/3' })
-        .refine((v) => {
-          const [i, n] = v.split('/').map(Number) as [number, number];
-          return n >= 1 && i < n;
-        }, { error: 'expected 0 <= i < n' })
-        .optional(),
-      probe: z
-        .strictObject({
-          /** /probe polls again when the cached data are older than this. */
-          max_age: duration.prefault('10s'),
-          /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
-          timeout: duration.prefault('10s'),
-          /** URL prefixes that /probe?target=<url> may reach besides the configured targets. */
-          allowed_urls: z.array(z.string().url()).default([]),
-        })
-        .prefault({}),
-      fleet: z
-        .strictObject({
-          /** Nodes whose data-node heights differ by more than this are not compared for data agreement. */
-          agreement_tolerance_blocks: z.number().int().min(0).default(10),
-        })
-        .prefault({}),
+      web: webSchema,
+      log: logSchema,
+      http: httpSchema,
+      discovery: discoverySchema,
+      shard: shardSchema.optional(),
+      probe: probeSchema,
+      fleet: fleetSchema,
       // Every collector's part has its own defaults, so an absent section is an empty one.
       collectors: z.strictObject(shape).prefault({} as never),
     })
-    .superRefine((cfg, ctx) => {
-      if (cfg.targets.length === 0 && cfg.discovery.files.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['targets'], message: 'expected at least one target (--datanode.url, targets: in the config file, or discovery.files)' });
-      }
-      const seen = new Set<string>();
-      cfg.targets.forEach((t, i) => {
-        if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `duplicate target name "${t.name}"` });
-        seen.add(t.name);
-      });
-      const settings = cfg.collectors as Record<string, CollectorSettings>;
-      for (const c of collectors) {
-        for (const issue of c.check?.(settings[c.name]!) ?? []) ctx.addIssue({ code: 'custom', path: ['collectors', c.name, ...issue.path], message: issue.message });
-      }
-      for (const [name, c] of Object.entries(settings)) {
-        if (c.enabled === false) continue;
-        if (!intervalToCron(c.interval)) {
-          ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
-        }
-        if (c.timeout !== undefined && c.timeout > c.interval) {
-          ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });
-        }
-      }
-    });
+    .superRefine((cfg, ctx) => checkConfig(collectors, cfg, ctx));
 }
 
 export const configSchema = buildConfigSchema(COLLECTORS);

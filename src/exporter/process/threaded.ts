@@ -64,62 +64,78 @@ export function lazyPlain(gzip: Buffer, version: number): PolledBody {
   };
 }
 
-export async function startThreaded(cli: CliOptions, config: Config, log: Logger, auth?: WebAuth): Promise<ThreadedExporter> {
-  const worker = startWorker({ cli, config });
-  let polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
-  let status: RunnerStatus[] = [];
-  let pending: string[] = ['the polling thread (starting)'];
-  let series = 0;
-  let nextId = 1;
-  const waiting = new Map<number, (m: Extract<WorkerMessage, { type: 'reply' }>) => void>();
+type Reply = Extract<WorkerMessage, { type: 'reply' }>;
 
-  worker.on('message', (m: WorkerMessage) => {
-    if (m.type === 'snapshot') {
-      polled = lazyPlain(Buffer.from(m.gzip), m.version);
-      status = m.status;
-      pending = m.pending;
-      series = m.series;
-    } else {
-      waiting.get(m.id)?.(m);
-      waiting.delete(m.id);
-    }
-  });
-  let exited = false;
-  let stopping = false;
-  worker.on('error', (err) => log.fatal({ err: err.message }, 'polling thread failed'));
-  worker.on('exit', (code) => {
-    exited = true;
-    for (const w of waiting.values()) w({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
-    waiting.clear();
-    if (code !== 0 && !stopping) {
-      log.fatal({ code }, 'polling thread exited; stopping');
-      process.exit(1);
-    }
-  });
+/** The serving thread's side of the polling thread: the latest snapshot, and requests with replies. */
+class PollingThread {
+  polled: PolledBody = { plain: Buffer.alloc(0), gzip: gzipSync(Buffer.alloc(0)), version: 0 };
+  status: RunnerStatus[] = [];
+  pending: string[] = ['the polling thread (starting)'];
+  series = 0;
+  stopping = false;
+  private exited = false;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (m: Reply) => void>();
+  private readonly worker: Worker;
 
-  const ask = (req: Without<WorkerRequest, 'id'>): Promise<Extract<WorkerMessage, { type: 'reply' }>> =>
-    new Promise((resolve) => {
-      if (exited) return resolve({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
-      const id = nextId++;
-      waiting.set(id, resolve);
-      worker.postMessage({ ...req, id } as WorkerRequest);
+  constructor(workerData: unknown, log: Logger) {
+    this.worker = startWorker(workerData);
+    this.worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'snapshot') {
+        this.polled = lazyPlain(Buffer.from(m.gzip), m.version);
+        this.status = m.status;
+        this.pending = m.pending;
+        this.series = m.series;
+      } else {
+        this.waiting.get(m.id)?.(m);
+        this.waiting.delete(m.id);
+      }
     });
+    this.worker.on('error', (err) => log.fatal({ err: err.message }, 'polling thread failed'));
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      for (const w of this.waiting.values()) w({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
+      this.waiting.clear();
+      if (code !== 0 && !this.stopping) {
+        log.fatal({ code }, 'polling thread exited; stopping');
+        process.exit(1);
+      }
+    });
+  }
 
+  ask(req: Without<WorkerRequest, 'id'>): Promise<Reply> {
+    return new Promise((resolve) => {
+      if (this.exited) return resolve({ type: 'reply', id: 0, ok: false, error: 'polling thread exited' });
+      const id = this.nextId++;
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ ...req, id } as WorkerRequest);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.race([this.ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
+    await this.worker.terminate();
+  }
+}
+
+export async function startThreaded(cli: CliOptions, config: Config, log: Logger, auth?: WebAuth): Promise<ThreadedExporter> {
+  const thread = new PollingThread({ cli, config }, log);
   const reload = async (): Promise<void> => {
-    const r = await ask({ type: 'reload' });
+    const r = await thread.ask({ type: 'reload' });
     if (!r.ok) throw new Error(r.error);
   };
   const web = await startWeb(
     {
-      polled: () => polled,
-      status: () => status,
-      pending: () => pending,
+      polled: () => thread.polled,
+      status: () => thread.status,
+      pending: () => thread.pending,
       probe: async (query, timeout) => {
-        const r = await ask({ type: 'probe', query: query.toString(), timeout });
+        const r = await thread.ask({ type: 'probe', query: query.toString(), timeout });
         return r.ok ? { status: r.status!, body: r.body! } : { status: 500, body: `probe failed: ${r.error}\n` };
       },
       reload,
-      seriesCount: () => series,
+      seriesCount: () => thread.series,
     },
     config.web,
     config.web.listen_address,
@@ -129,9 +145,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
     url: web.url,
     reload,
     stop: async () => {
-      stopping = true;
-      await Promise.race([ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
-      await worker.terminate();
+      await thread.stop();
       await web.stop();
     },
   };
