@@ -158,3 +158,66 @@ export function arbitraryFor(route: RouteKey, opts: ArbOptions = {}): fc.Arbitra
     return { ...o, code, details: [...typed, ...o.details] };
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Invalid answers: a valid body with exactly one defect, for checking that the schema is not lax.
+// ---------------------------------------------------------------------------------------------
+
+const WRONG: Record<ScalarKind | 'enum', readonly unknown[]> = {
+  uint64: [18591101, '-1', '1.5', '18446744073709551616', '', ' 1', '01', null],
+  int64: [5, '1.5', '9223372036854775808', '-9223372036854775809', '', '+1', '-0', null],
+  int32: ['1', 1.5, 2 ** 31, true, null],
+  double: ['nan', 'inf', '1.5', '+Infinity', true, null],
+  bool: ['true', 0, null],
+  string: [5, true, null, {}],
+  bytes: ['%%%', 'YWI', 5, null],
+  amount: ['-1', '1e5', '1.5', '01', 5, null],
+  signedAmount: ['1e5', '1.5', '+1', '--1', 5, null],
+  decimal: ['-1', '1e-5', '.5', '1.', '1,5', 5, null],
+  signedDecimal: ['1e-5', '+1', '.5', 5, null],
+  rfc3339: ['1700000000', '2023-11-14 22:13:20Z', '2023-11-14T22:13:20+01:00', '', 5, null],
+  rfc3339OrEmpty: ['1700000000', '2023-13-01T00:00:00Z', 5, null],
+  enum: [true, 1.5, 'lower_case', '', null, {}],
+};
+
+type Site = { path: (string | number)[]; wrong: readonly unknown[] } | { path: (string | number)[]; strict: true };
+
+/** every scalar/enum value present in `v`, and every strict object, with its path */
+function sites(d: Desc, v: unknown, path: (string | number)[], out: Site[]): void {
+  if (v === undefined) return;
+  switch (d.t) {
+    case 'scalar': out.push({ path, wrong: WRONG[d.s] }); return;
+    case 'enum': out.push({ path, wrong: WRONG.enum }); return;
+    case 'nullable': if (v !== null) sites(d.of, v, path, out); return;
+    case 'arr': if (Array.isArray(v)) v.forEach((x, i) => sites(d.of, x, [...path, i], out)); return;
+    case 'opaque': return; // anything goes inside an unexpanded object
+    case 'obj':
+      if (v === null || typeof v !== 'object') return;
+      out.push({ path, strict: true });
+      for (const [k, f] of Object.entries(d.fields)) sites(f.d, (v as Record<string, unknown>)[k], [...path, k], out);
+  }
+}
+
+export interface Defect { body: unknown; path: (string | number)[]; defect: string }
+
+/** A body that the schema of `route` must reject: a valid body with one wrong-typed value or one unknown field. */
+export function invalidArbitraryFor(route: RouteKey, opts: ArbOptions = {}): fc.Arbitrary<Defect> {
+  return fc.tuple(arbitraryFor(route, opts), fc.nat(), fc.nat()).map(([body, i, j]) => {
+    const json = JSON.parse(JSON.stringify(body)) as unknown;
+    const all: Site[] = [];
+    sites(DESCRIPTORS[route], json, [], all);
+    const site = all[i % all.length]!;
+    let target = json as any;
+    for (const k of site.path.slice(0, -1)) target = target[k];
+    if ('strict' in site) {
+      let obj = json as any;
+      for (const k of site.path) obj = obj[k];
+      obj['unlistedField'] = 'x';
+      return { body: json, path: site.path, defect: 'unknown field "unlistedField"' };
+    }
+    const wrong = site.wrong[j % site.wrong.length];
+    const last = site.path[site.path.length - 1]!;
+    target[last] = wrong;
+    return { body: json, path: site.path, defect: `value ${JSON.stringify(wrong)}` };
+  });
+}

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arbitraryFor } from './arbitraries.js';
+import { arbitraryFor, invalidArbitraryFor } from './arbitraries.js';
 import { parseDecimal, toFloat64 } from './exact.js';
 import { FIXTURES } from './fixture-map.js';
 import { ENDPOINTS, ENDPOINTS_V079, ENUMS, ROUTES, type RouteKey } from './schema.js';
@@ -215,6 +215,18 @@ describe('(c) arbitraries derived from the schema', () => {
           if (!r.success) throw new Error(r.error.message);
         }),
         { numRuns: 200, seed: 7 },
+      );
+    });
+  }
+
+  for (const route of ROUTES) {
+    it(`${route}: 200 bodies with one defect (a wrong-typed value or an unknown field) are rejected`, () => {
+      fc.assert(
+        fc.property(invalidArbitraryFor(route), ({ body, path, defect }) => {
+          if (ENDPOINTS[route].safeParse(body).success) throw new Error(`accepted ${defect} at ${path.join('.')}`);
+          if (ENDPOINTS_V079[route].safeParse(body).success) throw new Error(`v0.79 accepted ${defect} at ${path.join('.')}`);
+        }),
+        { numRuns: 200, seed: 11 },
       );
     });
   }
