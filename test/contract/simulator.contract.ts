@@ -321,6 +321,25 @@ describe('simulator against the v0.79 contract', () => {
   });
 });
 
+describe('simulator against the behaviour notes of datanode-api.md', () => {
+  it('order times truncated to µs, reason only on rejected orders, rotations newest first by default', async () => {
+    const devs: Deviation[] = [];
+    const push = (d: Deviation): void => { deviations.push(d); devs.push(d); };
+    for (const id of state.orders.slice(0, 60)) {
+      const o = ((await get(`/api/v2/order/${id}`)).body as any)?.order;
+      if (!o) continue;
+      for (const k of ['createdAt', 'updatedAt', 'expiresAt']) {
+        if (/^-?[0-9]+$/.test(o[k]) && BigInt(o[k]) % 1000n !== 0n) push({ endpoint: 'GET /api/v2/order/{id}', field: k, expected: 'unix ns truncated to µs', got: o[k] });
+      }
+      if ('reason' in o && o.status !== 'STATUS_REJECTED') push({ endpoint: 'GET /api/v2/order/{id}', field: 'reason', expected: 'present only on rejected orders', got: `${o.reason} on ${o.status}` });
+    }
+    const rot = ((await get('/api/v2/vega/keys/rotations?pagination.first=5000')).body as any)?.rotations?.edges ?? [];
+    const h = rot.map((e: any) => BigInt(e.node.blockHeight));
+    if (h.some((x: bigint, i: number) => i > 0 && x > h[i - 1]!)) push({ endpoint: 'GET /api/v2/vega/keys/rotations', field: 'order', expected: 'newest first by default', got: 'ascending somewhere' });
+    expect(summary(devs)).toEqual([]);
+  });
+});
+
 describe('simulator defaults carry the magnitudes real networks send (datanode-api.md "Magnitudes")', () => {
   it('18-decimal asset, PnL beyond 2^64, negative position decimals, a NaN double, lpPriceRange "" with an SLA range, fractional fees, an order price beyond 2^64', async () => {
     const markets = (await walk('coverage', '/api/v2/markets', 'GET /api/v2/markets', 'markets')).nodes;
