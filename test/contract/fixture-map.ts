@@ -1,0 +1,26 @@
+/** Which endpoint each golden fixture answers (file name under fixtures/ → route key). */
+import type { RouteKey } from './descriptor.js';
+
+export const FIXTURES: Record<string, RouteKey> = {
+  'statistics.json': 'GET /statistics',
+  'statistics-replaying.json': 'GET /statistics',
+  'info.json': 'GET /api/v2/info',
+  'vega-time.json': 'GET /api/v2/vega/time',
+  'networkhistory.json': 'GET /api/v2/networkhistory',
+  'networkhistory-segments.json': 'GET /api/v2/networkhistory/segments',
+  'vega-keys-rotations.json': 'GET /api/v2/vega/keys/rotations',
+  'markets.json': 'GET /markets',
+  'api-v2-markets.json': 'GET /api/v2/markets',
+  'api-v2-market.json': 'GET /api/v2/market/{marketId}',
+  'markets-data.json': 'GET /api/v2/markets/data',
+  'asset.json': 'GET /api/v2/asset/{assetId}',
+  'positions.json': 'GET /api/v2/positions',
+  'parties.json': 'GET /api/v2/parties',
+  'order.json': 'GET /api/v2/order/{orderId}',
+  'node-signatures.json': 'GET /api/v2/node/signatures',
+  'network-data.json': 'GET /api/v2/network/data',
+  'epoch.json': 'GET /api/v2/epoch',
+  'nodes.json': 'GET /api/v2/nodes',
+  'error.json': 'error',
+  'error-gateway.json': 'error',
+};
