@@ -4,7 +4,7 @@
  * `npm run soak -- --cycles 3000`. The test suite runs a short version (test/hardening/soak.test.ts).
  */
 import { parseArgs } from 'node:util';
-import { runSoak } from '../test/hardening/soak-lib.js';
+import { runSoak } from './soak-lib.js';
 
 const { values } = parseArgs({ options: { cycles: { type: 'string', default: '3000' }, every: { type: 'string', default: '250' } } });
 const report = await runSoak(Number(values.cycles), Number(values.every), (row) => console.log(JSON.stringify(row)));

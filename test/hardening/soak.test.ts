@@ -1,6 +1,6 @@
 /** The short soak: hundreds of poll cycles against a changing simulator, in CI. */
 import { describe, expect, it } from 'vitest';
-import { runSoak } from './soak-lib.js';
+import { runSoak } from '../../scripts/soak-lib.js';
 
 describe('soak (short)', () => {
   it('memory, series and handles stay bounded over 400 changing poll cycles', async () => {

@@ -168,3 +168,16 @@ describe('YAML lint', () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe('the tree and its description', () => {
+  const layers = readdirSync('src/exporter', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  it.each(layers)('src/exporter/%s/ is described in README.md and docs/architecture.md, and has its tests', (layer) => {
+    expect(read('README.md')).toContain(`\`${layer}/\``);
+    expect(read('docs/architecture.md')).toContain(`${layer}/`);
+    expect(readdirSync(`test/exporter/${layer}`).some((f) => f.endsWith('.test.ts'))).toBe(true);
+  });
+
+  it('nothing under scripts/ imports from test/', () => {
+    for (const f of readdirSync('scripts').filter((n) => n.endsWith('.ts'))) expect(read(`scripts/${f}`), f).not.toMatch(/from '\.\.\/test\//);
+  });
+});

@@ -1,11 +1,11 @@
 /** The soak loop, shared by the soak script and its short version in the test suite. */
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Exporter } from '../../src/exporter/exporter.js';
-import { configSchema } from '../../src/exporter/config/schema.js';
-import { createLogger } from '../../src/exporter/process/logger.js';
-import { Rng } from '../../src/simulator/rng.js';
-import { startSimulator } from '../../src/simulator/server.js';
+import { Exporter } from '../src/exporter/exporter.js';
+import { configSchema } from '../src/exporter/config/schema.js';
+import { createLogger } from '../src/exporter/process/logger.js';
+import { Rng } from '../src/simulator/rng.js';
+import { startSimulator } from '../src/simulator/server.js';
 
 /** A collector for heap measurements even when node was not started with --expose-gc (tests). */
 function exposeGc(): () => void {
