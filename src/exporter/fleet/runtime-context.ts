@@ -1,13 +1,25 @@
-import type { AnyCollectorModule } from '../collectors/define.js';
+import { isEnabled, settingsOf, type AnyCollectorModule } from '../collectors/define.js';
+import type { Scope } from '../collectors/types.js';
 import type { Config } from '../config/schema.js';
 import type { SeriesStore } from '../exposition/store.js';
 import type { Logger } from '../process/logger.js';
+import { CollectorRunner, type Candidate } from '../schedule/runner.js';
+import { runnerSettings } from '../schedule/settings.js';
+import { Directory } from '../upstream/directory.js';
 
-/** What every target and network runtime is built from. */
+/** What every target and network runtime is built from, and how they make their runners. */
 export interface RuntimeContext {
   config: Config;
   store: SeriesStore;
   log: Logger;
   /** The collector registry (collectors/index.ts, or a test's own list). */
   collectors: readonly AnyCollectorModule[];
+}
+
+/** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */
+export function runnersFor(scope: Scope, scopeValue: string, ctx: RuntimeContext, candidates: () => Candidate[], onApplied: (r: CollectorRunner) => void): CollectorRunner[] {
+  const deps = { directory: new Directory() };
+  return ctx.collectors
+    .filter((m) => m.scope === scope && isEnabled(ctx.config, m))
+    .map((m) => new CollectorRunner({ scopeValue, collector: m, instance: m.create(settingsOf(ctx.config, m), deps), candidates, store: ctx.store, settings: runnerSettings(ctx.config, m), log: ctx.log, onApplied }));
 }

@@ -1,19 +1,16 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
-import { isEnabled, settingsOf } from '../collectors/define.js';
 import type { TargetConfig } from '../config/schema.js';
 import { M } from '../exposition/catalogue.js';
 import type { Sample } from '../exposition/render.js';
 import type { StoreKey } from '../exposition/store.js';
-import { CollectorRunner } from '../schedule/runner.js';
-import { runnerSettings } from '../schedule/settings.js';
+import type { CollectorRunner } from '../schedule/runner.js';
 import { DatanodeClient } from '../upstream/client.js';
-import { Directory } from '../upstream/directory.js';
-import type { RuntimeContext } from './runtime-context.js';
+import { runnersFor, type RuntimeContext } from './runtime-context.js';
 import type { TargetView } from './signals.js';
 
 export class TargetRuntime {
   readonly client: DatanodeClient;
-  readonly runners: CollectorRunner[] = [];
+  readonly runners: CollectorRunner[];
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly httpKey: StoreKey;
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
@@ -40,25 +37,10 @@ export class TargetRuntime {
       },
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
-    const deps = { directory: new Directory() };
-    for (const module of ctx.collectors) {
-      if (module.scope !== 'node' || !isEnabled(ctx.config, module)) continue;
-      this.runners.push(
-        new CollectorRunner({
-          scopeValue: cfg.name,
-          collector: module,
-          instance: module.create(settingsOf(ctx.config, module), deps),
-          candidates,
-          store: ctx.store,
-          settings: runnerSettings(ctx.config, module),
-          log: ctx.log,
-          onApplied: (r) => {
-            this.applyRequestCounts();
-            onApplied(r);
-          },
-        }),
-      );
-    }
+    this.runners = runnersFor('node', cfg.name, ctx, candidates, (r) => {
+      this.applyRequestCounts();
+      onApplied(r);
+    });
   }
 
   /** Identity for reloads: a target is unchanged when its whole configuration is. */
