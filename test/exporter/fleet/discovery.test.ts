@@ -87,6 +87,22 @@ describe('Discovery', () => {
     expect(rejections()).toEqual([expect.objectContaining({ file: p, err: 'cannot read: ENOENT' })]);
   });
 
+  it('a file that comes back unchanged after a read error is readable again; a second removal is logged again', async () => {
+    const text = '[{"name":"x","url":"http://x:1"}]';
+    const p = file('t.json', text);
+    const d = discovery(p);
+    await d.refresh();
+    rmSync(p);
+    await d.refresh();
+    file('t.json', text);
+    await d.refresh();
+    expect(names(d)).toEqual(['x']);
+    expect(logs.parsed().filter((l) => l.msg === 'discovery file readable again')).toEqual([expect.objectContaining({ file: p })]);
+    rmSync(p);
+    await d.refresh();
+    expect(rejections()).toHaveLength(2);
+  });
+
   it('a file that does not exist yet yields no targets, and its targets appear once it does', async () => {
     const p = join(dir, 'later.yaml');
     const d = discovery(p);
