@@ -36,6 +36,8 @@ export class Discovery {
         text = await readFile(path, 'utf8');
       } catch (err) {
         this.fail(path, st, `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+        // Forget the content, so that the file coming back unchanged is parsed and clears the error.
+        st.digest = undefined;
         continue;
       }
       const digest = createHash('sha256').update(text).digest('hex');

@@ -1,0 +1,115 @@
+/** File-based discovery: formats, re-reading on change only, broken and removed files keep their targets. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Discovery } from '../../../src/exporter/fleet/discovery.js';
+import { createLogger } from '../../../src/exporter/process/logger.js';
+import { LogCapture } from '../../helpers/exporter.js';
+
+let dir: string;
+let logs: LogCapture;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dne-discovery-'));
+  logs = new LogCapture();
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, text: string): string => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const discovery = (...paths: string[]): Discovery => new Discovery(paths, createLogger('info', logs));
+const names = (d: Discovery): string[] => d.targets.map((t) => t.name);
+const rejections = (): Record<string, unknown>[] => logs.parsed().filter((l) => l.msg === 'discovery file rejected; keeping its previous targets');
+
+describe('Discovery', () => {
+  it('reads YAML and JSON, bare lists and {targets: [...]}, with the schema defaults', async () => {
+    const d = discovery(
+      file('a.yaml', '- name: a1\n  url: http://a1:3008\n  network: main\n'),
+      file('b.yml', 'targets:\n  - { name: b1, url: "http://b1:3008" }\n'),
+      file('c.json', JSON.stringify([{ name: 'c1', url: 'http://c1:3008' }])),
+      file('d.json', JSON.stringify({ targets: [{ name: 'd1', url: 'https://d1' }, { name: 'd2', url: 'http://d2:1' }] })),
+    );
+    expect(await d.refresh()).toBe(true);
+    expect(names(d)).toEqual(['a1', 'b1', 'c1', 'd1', 'd2']);
+    expect(d.targets[0]).toEqual({ name: 'a1', url: 'http://a1:3008', network: 'main', headers: {} });
+    expect(logs.lines).toEqual([]);
+  });
+
+  it('an unchanged file is not re-parsed; a changed one is re-read, and removed targets go', async () => {
+    const p = file('t.yaml', '- { name: x, url: "http://x:1" }\n- { name: y, url: "http://y:1" }\n');
+    const d = discovery(p);
+    expect(await d.refresh()).toBe(true);
+    const before = d.targets;
+    expect(await d.refresh()).toBe(false);
+    expect(d.targets).toEqual(before);
+    expect(d.targets[0]).toBe(before[0]); // the same objects: nothing was parsed again
+    writeFileSync(p, '- { name: y, url: "http://y:1" }\n');
+    expect(await d.refresh()).toBe(true);
+    expect(names(d)).toEqual(['y']);
+  });
+
+  it('a broken file keeps its previous targets and is logged once, then recovers', async () => {
+    const p = file('t.yaml', '- { name: x, url: "http://x:1" }\n');
+    const other = file('o.yaml', '- { name: o, url: "http://o:1" }\n');
+    const d = discovery(p, other);
+    await d.refresh();
+    writeFileSync(p, '- { name: x, url: [unclosed\n');
+    expect(await d.refresh()).toBe(false);
+    expect(await d.refresh()).toBe(false);
+    expect(names(d)).toEqual(['x', 'o']);
+    expect(rejections()).toEqual([expect.objectContaining({ level: 'warn', file: p, err: 'not valid YAML or JSON' })]);
+
+    // Invalid against the schema: another message, so another line, naming the field.
+    writeFileSync(p, '- { name: x, url: "ftp://x" }\n');
+    expect(await d.refresh()).toBe(false);
+    expect(await d.refresh()).toBe(false);
+    expect(names(d)).toEqual(['x', 'o']);
+    expect(rejections()).toHaveLength(2);
+    expect(String(rejections()[1]!.err)).toMatch(/^0\.url: /);
+
+    writeFileSync(p, '- { name: z, url: "http://z:1" }\n');
+    expect(await d.refresh()).toBe(true);
+    expect(names(d)).toEqual(['z', 'o']);
+    expect(logs.parsed().filter((l) => l.msg === 'discovery file readable again')).toEqual([expect.objectContaining({ level: 'info', file: p })]);
+  });
+
+  it('a removed file keeps its targets and is logged once', async () => {
+    const p = file('t.json', '[{"name":"x","url":"http://x:1"}]');
+    const d = discovery(p);
+    await d.refresh();
+    rmSync(p);
+    expect(await d.refresh()).toBe(false);
+    expect(await d.refresh()).toBe(false);
+    expect(names(d)).toEqual(['x']);
+    expect(rejections()).toEqual([expect.objectContaining({ file: p, err: 'cannot read: ENOENT' })]);
+  });
+
+  it('a file that comes back unchanged after a read error is readable again; a second removal is logged again', async () => {
+    const text = '[{"name":"x","url":"http://x:1"}]';
+    const p = file('t.json', text);
+    const d = discovery(p);
+    await d.refresh();
+    rmSync(p);
+    await d.refresh();
+    file('t.json', text);
+    await d.refresh();
+    expect(names(d)).toEqual(['x']);
+    expect(logs.parsed().filter((l) => l.msg === 'discovery file readable again')).toEqual([expect.objectContaining({ file: p })]);
+    rmSync(p);
+    await d.refresh();
+    expect(rejections()).toHaveLength(2);
+  });
+
+  it('a file that does not exist yet yields no targets, and its targets appear once it does', async () => {
+    const p = join(dir, 'later.yaml');
+    const d = discovery(p);
+    expect(await d.refresh()).toBe(false);
+    expect(d.targets).toEqual([]);
+    file('later.yaml', '- { name: late, url: "http://late:1" }\n');
+    expect(await d.refresh()).toBe(true);
+    expect(names(d)).toEqual(['late']);
+  });
+});
