@@ -18,10 +18,11 @@ import { configSchema } from '../src/exporter/config/schema.js';
 import { DatanodeClient } from '../src/exporter/upstream/client.js';
 import { LAUNCH_ENV, NODE_FLAGS } from '../src/exporter/process/launch.js';
 import { createLogger } from '../src/exporter/process/logger.js';
+import { FLAG_VARIANTS, importsChoice, zlibChoice } from './choices.js';
 import { quantile, sampleLatency, wrk, type LoadResult } from './lib/load.js';
 import { freePort, start, waitFor, type Proc } from './lib/procs.js';
 
-const SECTIONS = ['scrape', 'during', 'memory', 'polls', 'growth'] as const;
+const SECTIONS = ['scrape', 'during', 'memory', 'polls', 'growth', 'choices'] as const;
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 // --only memory,during: run some sections (while working on one figure); docs come from full runs.
 const only = new Set(args.only ? args.only.split(',') : SECTIONS);
@@ -55,7 +56,7 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 
 type Mode = 'auto' | 'on' | 'off';
 
-async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto'): Promise<{ proc: Proc; url: string; startupMs: number }> {
+async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }): Promise<{ proc: Proc; url: string; startupMs: number }> {
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
   mkdirSync(dir, { recursive: true });
@@ -70,7 +71,7 @@ collectors:
 `);
   const t0 = performance.now();
   // As the bin, the image and npm start run it (src/exporter/process/launch.ts).
-  const proc = start(process.execPath, [...NODE_FLAGS, 'dist/exporter/cli.js', '--config.file', cfg], LAUNCH_ENV);
+  const proc = start(process.execPath, [...launch.flags, 'dist/exporter/cli.js', '--config.file', cfg], launch.env);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => {
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -287,6 +288,52 @@ async function memoryGrowth(): Promise<void> {
   log(`heap growth from poll ${first.poll} to ${last.poll}: ${fmt(last.heapMiB - first.heapMiB, 2)} MiB${gc ? '' : ' (run with --expose-gc for a cleaner figure)'}`);
 }
 
+// ---- 5. The clever choices, each against its plain alternative ------------------------------------
+async function choices(): Promise<void> {
+  results.imports = importsChoice(log, QUICK ? 3 : 7);
+  const target = 10_000;
+  const markets = marketsFor(target);
+  const sim = await startSim(['--markets', String(markets), '--positions', '0']);
+  const settle = QUICK ? 3 : 8;
+  const samples = QUICK ? 4 : 10;
+  const starts = QUICK ? 1 : 2;
+  log(`\n## Choice: launch flags at ${target} series, one thread (${starts} start(s) each, ${samples} samples from ${settle} s after the first complete /metrics; markets polled every 15 s)`);
+  log('| flags | RSS median MiB | RSS max MiB | first markets poll ms (median of starts) | RSS / shipped | poll / shipped |');
+  log('|---|---|---|---|---|---|');
+  const rows: Record<string, number | string>[] = [];
+  let body = Buffer.alloc(0);
+  for (const v of FLAG_VARIANTS) {
+    const rss: number[] = [];
+    const polls: number[] = [];
+    for (let k = 0; k < starts; k++) {
+      const ex = await startExporterProc(sim.url, markets, '15s', 'off', v);
+      const first = await (await fetch(`${ex.url}/metrics`)).text();
+      polls.push(Number(/^vega_network_collector_duration_seconds\{[^}]*collector="markets"[^}]*\} (\S+)$/m.exec(first)?.[1]) * 1000);
+      if (body.length === 0) body = Buffer.from(first);
+      await new Promise((r) => setTimeout(r, settle * 1000));
+      for (let i = 0; i < samples; i++) {
+        rss.push(Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(`${ex.url}/metrics`)).text())?.[1]) / 2 ** 20);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      await ex.proc.stop();
+    }
+    rows.push({ flags: v.name, rssMedianMiB: median(rss), rssMaxMiB: Math.max(...rss), marketsPollMs: median(polls) });
+  }
+  const base = rows[0]!;
+  for (const r of rows) log(`| ${r.flags} | ${fmt(r.rssMedianMiB as number, 1)} | ${fmt(r.rssMaxMiB as number, 1)} | ${fmt(r.marketsPollMs as number, 0)} | ${fmt((r.rssMedianMiB as number) / (base.rssMedianMiB as number), 2)} | ${fmt((r.marketsPollMs as number) / (base.marketsPollMs as number), 2)} |`);
+  results.flags = rows;
+  await sim.proc.stop();
+  const bodies = [{ series: target, body }];
+  if (!QUICK) {
+    // A 100,000-series body, as the polling thread gzips it.
+    const big = body.toString('utf8').split('\n');
+    const copies: string[] = [];
+    for (let i = 0; copies.length < 100_000 && i < 12; i++) copies.push(...big.filter((l) => l.startsWith('vega_market')).map((l) => l.replace('{', `{copy="${i}",`)));
+    bodies.push({ series: copies.length, body: Buffer.from(`${copies.join('\n')}\n`) });
+  }
+  results.zlib = await zlibChoice(log, bodies, QUICK ? 5 : 15);
+}
+
 const t0 = Date.now();
 results.sections = [...only];
 if (only.has('scrape')) await scrapeCost();
@@ -294,6 +341,7 @@ if (only.has('during')) await scrapesDuringPolls();
 if (only.has('memory')) await residentMemory();
 if (only.has('polls')) await pollCost();
 if (only.has('growth')) await memoryGrowth();
+if (only.has('choices')) await choices();
 results.totalSeconds = (Date.now() - t0) / 1000;
 mkdirSync('bench/results', { recursive: true });
 const out = join('bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}${QUICK ? '-quick' : ''}.json`);
