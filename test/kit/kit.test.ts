@@ -31,6 +31,15 @@ describe('alert rules', () => {
     expect(r.status).toBe(0);
   });
 
+  it("DatanodeExporterDown selects the scrape job the README's scrape configs and the chart name", () => {
+    const job = /^up\{job="([^"]+)"\} == 0$/.exec(rules.find((r) => r.alert === 'DatanodeExporterDown')!.expr)?.[1];
+    expect(job).toBe('datanode-exporter');
+    const names = [...read('README.md').matchAll(/job_name: (\S+)/g)].map((m) => m[1]);
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) expect(n).toBe(job);
+    expect((parseYaml(read('helm/datanode-exporter/Chart.yaml')) as { name: string }).name).toBe(job);
+  });
+
   it('promtool test rules passes, with a test for every alert', () => {
     const r = tool('promtool', ['test', 'rules', 'prometheus/alerts.test.yml']);
     expect(r.out).toMatch(/SUCCESS/);
@@ -199,6 +208,8 @@ describe('helm chart', () => {
   it('templates cover the promised objects, hardened, with probes on /healthz and /readyz', () => {
     const t = (f: string): string => read(`${chart}/templates/${f}`);
     expect(t('servicemonitor.yaml')).toContain('kind: ServiceMonitor');
+    // job = the Service's app.kubernetes.io/name (the chart name), the job DatanodeExporterDown selects.
+    expect(t('servicemonitor.yaml')).toMatch(/^  jobLabel: app\.kubernetes\.io\/name$/m);
     expect(t('prometheusrule.yaml')).toContain('.Files.Get "files/alerts.yml"');
     expect(t('dashboards-configmap.yaml')).toContain('files/dashboards/*.json');
     const values = parseYaml(read(`${chart}/values.yaml`)) as { livenessProbe: { httpGet: { path: string } }; readinessProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown>; dashboards: { labels: Record<string, string> } };
