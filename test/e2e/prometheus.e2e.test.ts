@@ -9,7 +9,7 @@
  * without them this test fails, not skips.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const procs: ChildProcess[] = [];
 const sims: Simulator[] = [];
 let prom = '';
+let dir = '';
 let am = '';
 let exporterInstance = '';
 let secondExporter: ChildProcess;
@@ -145,7 +146,7 @@ beforeAll(async () => {
   const downUrl = `http://127.0.0.1:${await freePort()}`; // nothing listens there
   names.push({ name: 'down', url: downUrl });
 
-  const dir = mkdtempSync(join(tmpdir(), 'dne-e2e-'));
+  dir = mkdtempSync(join(tmpdir(), 'dne-e2e-'));
   const exporterPort = await freePort();
   const every = { interval: '1s' };
   writeFileSync(join(dir, 'exporter.yaml'), JSON.stringify({
@@ -219,9 +220,13 @@ scrape_configs:
 });
 
 afterAll(async () => {
+  // Wait for the processes to exit before removing the directory they write to.
+  const exited = procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once('exit', () => r()))));
   for (const p of procs) p.kill('SIGTERM');
   for (const s of sims) await s.close();
   await new Promise((r) => hook?.close(r));
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a real Prometheus scraping the exporter', () => {
