@@ -2,16 +2,20 @@
  * The operator's kit end to end: simulated data nodes (healthy ones and one per fault), the real
  * exporter daemon, and a real Prometheus scraping it with the shipped alert rules. Every dashboard
  * panel's query must return data; every alert's expression must be true exactly for the fault it is
- * meant to catch and false for healthy nodes; Prometheus must report the scrape healthy.
- * Prometheus must be installed (apt-get install prometheus): without it this test fails, not skips.
+ * meant to catch and false for healthy nodes; Prometheus must report the scrape healthy. A real
+ * Alertmanager with the shipped routes and inhibition rules receives the alerts: a node down and an
+ * exporter down must each notify once, not once per alert they cause.
+ * Prometheus and Alertmanager must be installed (apt-get install prometheus prometheus-alertmanager):
+ * without them this test fails, not skips.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ODD } from '../../src/simulator/network.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
 import { DASHBOARDS, concreteQueries } from '../../scripts/dashboards.js';
@@ -29,6 +33,16 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const procs: ChildProcess[] = [];
 const sims: Simulator[] = [];
 let prom = '';
+let dir = '';
+let am = '';
+let exporterInstance = '';
+let secondExporter: ChildProcess;
+let secondInstance = '';
+let hook: Server;
+
+/** A webhook notification as Alertmanager sends it (version 4). */
+type Notification = { receiver: string; groupKey: string; groupLabels: Record<string, string>; alerts: { labels: Record<string, string> }[] };
+const notifications: Notification[] = [];
 
 /** Each simulated node and the fault it carries; the healthy ones carry none. */
 const START = Date.now();
@@ -53,6 +67,67 @@ const NODES: Record<string, SimulatorOptions & { network?: string }> = {
   oddLabels: { seed: 11, markets: 3, oddLabels: true, network: 'odd' },
 };
 
+type AmRoute = Record<string, unknown> & { routes?: AmRoute[] };
+type AmConfig = { route: AmRoute; inhibit_rules: unknown[]; receivers: { name: string }[] };
+const TEST_TIMING = { group_wait: '1s', group_interval: '1s', repeat_interval: '1h' };
+
+/** The shipped Alertmanager config with test timing and every receiver sent to the test's webhook; routes and inhibition untouched. */
+function testAlertmanagerConfig(shipped: AmConfig, url: string): AmConfig {
+  const cfg = structuredClone(shipped);
+  const retime = (r: AmRoute, root: boolean): void => {
+    for (const [k, v] of Object.entries(TEST_TIMING)) if (root || k in r) r[k] = v;
+    for (const child of r.routes ?? []) retime(child, false);
+  };
+  retime(cfg.route, true);
+  cfg.receivers = cfg.receivers.map((r) => ({ name: r.name, webhook_configs: [{ url, send_resolved: false }] }));
+  return cfg;
+}
+const withoutTiming = (r: AmRoute): unknown => {
+  const { group_wait: _w, group_interval: _i, repeat_interval: _r, routes, ...rest } = r;
+  return { ...rest, routes: routes?.map(withoutTiming) };
+};
+
+/** `for` divided by 60 (minutes become seconds), so the shipped order in which alerts fire holds. */
+function fastRules(text: string): string {
+  const doc = parseYaml(text) as { groups: { rules: { for?: string }[] }[] };
+  for (const r of doc.groups.flatMap((g) => g.rules)) {
+    if (!r.for) continue;
+    const m = /^(\d+)([smh])$/.exec(r.for);
+    if (!m) throw new Error(`unexpected for: ${r.for}`);
+    r.for = `${Math.max(1, Math.round((Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h']) / 60))}s`;
+  }
+  return stringifyYaml(doc);
+}
+
+async function amAlerts(...filters: string[]): Promise<{ fingerprint: string; labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[]> {
+  const r = await fetch(`${am}/api/v2/alerts?${filters.map((f) => `filter=${encodeURIComponent(f)}`).join('&')}`);
+  return (await r.json()) as never;
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(250)) {
+    const v = await f();
+    if (v !== undefined) return v;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function started(p: ChildProcess, what: string): Promise<void> {
+  const err = await new Promise<Error | undefined>((res) => {
+    p.once('error', res);
+    p.once('spawn', () => res(undefined));
+  });
+  if (err) throw new Error(`${what}: ${err.message}`);
+}
+
+async function ready(url: string, what: string, log: () => string): Promise<void> {
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok) return;
+    if (i > 300) throw new Error(`${what} did not become ready:\n${log()}`);
+    await sleep(100);
+  }
+}
+
 async function query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
   const r = await fetch(`${prom}/api/v1/query?query=${encodeURIComponent(expr)}`);
   const body = (await r.json()) as { status: string; error?: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
@@ -68,9 +143,10 @@ beforeAll(async () => {
     sims.push(s);
     names.push({ name, url: s.url, ...(network ? { network } : {}) });
   }
-  names.push({ name: 'down', url: `http://127.0.0.1:${await freePort()}` }); // nothing listens there
+  const downUrl = `http://127.0.0.1:${await freePort()}`; // nothing listens there
+  names.push({ name: 'down', url: downUrl });
 
-  const dir = mkdtempSync(join(tmpdir(), 'dne-e2e-'));
+  dir = mkdtempSync(join(tmpdir(), 'dne-e2e-'));
   const exporterPort = await freePort();
   const every = { interval: '1s' };
   writeFileSync(join(dir, 'exporter.yaml'), JSON.stringify({
@@ -82,51 +158,89 @@ beforeAll(async () => {
   }));
   const exporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   procs.push(exporter);
+  exporterInstance = `127.0.0.1:${exporterPort}`;
+  // A second exporter watching the down node too (an HA pair), stopped during the warm-up.
+  const secondPort = await freePort();
+  writeFileSync(join(dir, 'exporter2.yaml'), JSON.stringify({ targets: [{ name: 'down', url: downUrl }], log: { level: 'warn' }, collectors: { statistics: every, network_history: every } }));
+  secondExporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter2.yaml'), '--web.listen-address', `127.0.0.1:${secondPort}`], { stdio: 'ignore' });
+  procs.push(secondExporter);
+  secondInstance = `127.0.0.1:${secondPort}`;
+
+  // Alertmanager, notifying a webhook in this process.
+  hook = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      notifications.push(JSON.parse(body) as Notification);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/`;
+  writeFileSync(join(dir, 'alertmanager.yml'), stringifyYaml(testAlertmanagerConfig(parseYaml(readFileSync('prometheus/alertmanager.yml', 'utf8')) as AmConfig, hookUrl)));
+  const amPort = await freePort();
+  const a = spawn('prometheus-alertmanager', [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let amErr = '';
+  a.stderr!.on('data', (d: Buffer) => (amErr += d.toString()));
+  await started(a, 'the prometheus-alertmanager binary is required (apt-get install prometheus-alertmanager)');
+  procs.push(a);
+  am = `http://127.0.0.1:${amPort}`;
+  await ready(am, 'alertmanager', () => amErr);
+  writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
 
   const promPort = await freePort();
   writeFileSync(join(dir, 'prometheus.yml'), `global:
   scrape_interval: 1s
   evaluation_interval: 1s
 rule_files:
-  - ${resolve('prometheus/alerts.yml')}
+  - ${join(dir, 'alerts.yml')}
+alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: ["127.0.0.1:${amPort}"]
 scrape_configs:
   - job_name: datanode-exporter
     static_configs:
-      - targets: ["127.0.0.1:${exporterPort}"]
+      - targets: ["${exporterInstance}", "${secondInstance}"]
 `);
   const p = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let promErr = '';
   p.stderr!.on('data', (d: Buffer) => (promErr += d.toString()));
-  const spawned = await new Promise<Error | undefined>((res) => {
-    p.once('error', res);
-    p.once('spawn', () => res(undefined));
-  });
-  if (spawned) throw new Error(`the prometheus binary is required (apt-get install prometheus): ${spawned.message}`);
+  await started(p, 'the prometheus binary is required (apt-get install prometheus)');
   procs.push(p);
   prom = `http://127.0.0.1:${promPort}`;
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${prom}/-/ready`).catch(() => undefined))?.ok) break;
-    if (i > 300) throw new Error(`prometheus did not become ready:\n${promErr}`);
-    await sleep(100);
-  }
+  await ready(prom, 'prometheus', () => promErr);
+  const promReady = Date.now();
+  // Stage an exporter down, during the warm-up, once an alert it reports has reached Alertmanager
+  // (keep_firing_for then holds that alert: DatanodeExporterDown must mute it).
+  await until('VegaDataNodeDown from the second exporter in Alertmanager', async () => (await amAlerts('alertname="VegaDataNodeDown"', `instance="${secondInstance}"`))[0]);
+  secondExporter.kill('SIGTERM');
   // Enough scrapes for the rate and changes windows, the fleet signals and a rotation or two.
-  await sleep(15_000);
+  await sleep(15_000 - (Date.now() - promReady));
 });
 
 afterAll(async () => {
+  // Wait for the processes to exit before removing the directory they write to.
+  const exited = procs.map((p) => (p.exitCode !== null || p.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => p.once('exit', () => r()))));
   for (const p of procs) p.kill('SIGTERM');
   for (const s of sims) await s.close();
+  await new Promise((r) => hook?.close(r));
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a real Prometheus scraping the exporter', () => {
   it('reports the scrape healthy', async () => {
     const r = await fetch(`${prom}/api/v1/targets`);
-    const body = (await r.json()) as { data: { activeTargets: { health: string; lastError: string; labels: { job: string } }[] } };
-    const t = body.data.activeTargets.find((x) => x.labels.job === 'datanode-exporter')!;
+    const body = (await r.json()) as { data: { activeTargets: { health: string; lastError: string; labels: { job: string; instance: string } }[] } };
+    const t = body.data.activeTargets.find((x) => x.labels.instance === exporterInstance)!;
+    expect(t.labels.job).toBe('datanode-exporter');
     expect(t.lastError).toBe('');
     expect(t.health).toBe('up');
-    expect((await query('up{job="datanode-exporter"}'))[0]!.value[1]).toBe('1');
-    expect(Number((await query('scrape_samples_scraped{job="datanode-exporter"}'))[0]!.value[1])).toBeGreaterThan(1000);
+    // The second exporter was stopped during the warm-up.
+    expect(body.data.activeTargets.find((x) => x.labels.instance === secondInstance)!.health).toBe('down');
+    expect((await query(`up{job="datanode-exporter", instance="${exporterInstance}"}`))[0]!.value[1]).toBe('1');
+    expect(Number((await query(`scrape_samples_scraped{instance="${exporterInstance}"}`))[0]!.value[1])).toBeGreaterThan(1000);
   });
 
   it('ingests label values with quotes, backslashes, newlines and non-ASCII exactly', async () => {
@@ -153,6 +267,7 @@ describe('a real Prometheus scraping the exporter', () => {
 
   // Which series each alert's expression must select: exactly the faulty ones.
   const expected: Record<string, string[]> = {
+    DatanodeExporterDown: ['secondExporter'], // stopped during the warm-up
     VegaDataNodeDown: ['down'],
     VegaCollectorFailing: ['nhBroken/network_history'],
     VegaBlockHeightStalled: ['halted'],
@@ -180,11 +295,58 @@ describe('a real Prometheus scraping the exporter', () => {
     const result = await query(rule.expr);
     const who = result
       .map((r) => {
-        const id = r.metric.target ?? r.metric.network ?? '?';
+        const id = r.metric.target ?? r.metric.network ?? (r.metric.instance === secondInstance ? 'secondExporter' : r.metric.instance ?? '?');
         return r.metric.collector && alert !== 'VegaDataNodeDown' && (alert === 'VegaCollectorFailing' || alert === 'VegaListTruncated') ? `${id}/${r.metric.collector}` : id;
       })
       .sort();
     expect([...new Set(who)]).toEqual(expected[alert]!.sort());
     for (const healthy of ['healthy1', 'healthy2', 'healthy3']) expect(who).not.toContain(healthy);
+  });
+});
+
+describe('Alertmanager with the shipped routes and inhibition rules', () => {
+  it('the test config is the shipped one but for timing and receivers', () => {
+    const shipped = parseYaml(readFileSync('prometheus/alertmanager.yml', 'utf8')) as AmConfig;
+    const test = testAlertmanagerConfig(shipped, 'http://127.0.0.1:1/');
+    expect(withoutTiming(test.route)).toEqual(withoutTiming(shipped.route));
+    expect(test.inhibit_rules).toEqual(shipped.inhibit_rules);
+    expect(test.receivers.map((r) => r.name)).toEqual(shipped.receivers.map((r) => r.name));
+  });
+
+  it('a data node down notifies one group for it, the down alert; its network-history alert is inhibited', async () => {
+    // The node's network-history alert fires later than its down alert (for: 10m against 2m, scaled).
+    const nhDown = async (): Promise<Awaited<ReturnType<typeof amAlerts>>[number] | undefined> => (await amAlerts('alertname="VegaNetworkHistoryDown"', 'target="down"'))[0];
+    await until('VegaNetworkHistoryDown{target="down"} in Alertmanager', nhDown);
+    await sleep(2000); // group_wait and group_interval are 1s: a notification would have gone by now
+
+    const forDown = notifications.filter((n) => n.alerts.some((a) => a.labels.target === 'down'));
+    expect([...new Set(forDown.map((n) => n.groupKey))]).toHaveLength(1);
+    expect(forDown[0]!.groupLabels).toEqual({ alertname: 'VegaDataNodeDown', target: 'down' });
+    expect(forDown[0]!.receiver).toBe('pager');
+    expect(new Set(forDown.flatMap((n) => n.alerts.map((a) => a.labels.alertname)))).toEqual(new Set(['VegaDataNodeDown']));
+    // The same alert for nodes that answer is notified: the inhibition is per target.
+    const nhNotified = notifications.filter((n) => n.groupLabels.alertname === 'VegaNetworkHistoryDown').map((n) => n.groupLabels.target).sort();
+    expect([...new Set(nhNotified)]).toEqual(['nhBroken', 'nhDisabled']);
+    expect(notifications.find((n) => n.groupLabels.alertname === 'VegaNetworkHistoryDown')!.receiver).toBe('team-chat');
+    // Muted by the node's down alert, not merely late.
+    const down = (await amAlerts('alertname="VegaDataNodeDown"', 'target="down"')).map((a) => a.fingerprint);
+    expect(down.length).toBeGreaterThan(0);
+    const nh = (await nhDown())!;
+    expect(nh.status.state).toBe('suppressed');
+    expect(nh.status.inhibitedBy.length).toBeGreaterThan(0);
+    for (const f of nh.status.inhibitedBy) expect(down).toContain(f);
+  });
+
+  it('an exporter down notifies once and mutes what it reported, not the same alert from the other exporter', async () => {
+    const exporterDown = await until('DatanodeExporterDown in Alertmanager', async () => (await amAlerts('alertname="DatanodeExporterDown"'))[0]);
+    expect(exporterDown.labels).toMatchObject({ job: 'datanode-exporter', instance: secondInstance, severity: 'critical' });
+    // VegaDataNodeDown from the stopped exporter keeps firing (keep_firing_for) but is muted.
+    const byInstance = Object.fromEntries((await amAlerts('alertname="VegaDataNodeDown"', 'target="down"')).map((a) => [a.labels.instance, a.status]));
+    expect(byInstance[secondInstance]).toMatchObject({ state: 'suppressed', inhibitedBy: [exporterDown.fingerprint], silencedBy: [] });
+    expect(byInstance[exporterInstance]!.state).toBe('active');
+    const n = await until('the DatanodeExporterDown notification', async () => notifications.find((x) => x.groupLabels.alertname === 'DatanodeExporterDown'), 10_000);
+    expect(n.receiver).toBe('pager');
+    expect(n.alerts.map((a) => a.labels.instance)).toEqual([secondInstance]);
+    expect(new Set(notifications.filter((x) => x.groupLabels.alertname === 'DatanodeExporterDown').map((x) => x.groupKey)).size).toBe(1);
   });
 });

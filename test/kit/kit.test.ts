@@ -1,7 +1,8 @@
 /**
  * The operator's kit, checked with what runs here (no Docker engine, no Helm binary): the alert
- * rules with promtool, the dashboards against their generator, the chart's copies and values
- * against their sources and schema, the Dockerfile against the image rules we promise.
+ * rules with promtool, the Alertmanager example with amtool, the dashboards against their
+ * generator, the chart's copies and values against their sources and schema, the Dockerfile
+ * against the image rules we promise.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { LAUNCH_ENV, NODE_FLAGS, missingLaunchSettings } from '../../src/exporter/process/launch.js';
+import { M } from '../../src/exporter/exposition/catalogue.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -17,15 +19,25 @@ const rules = (parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: Ru
 
 function tool(cmd: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.error) throw new Error(`${cmd} is required (apt-get install ${cmd === 'promtool' ? 'prometheus' : cmd}): ${r.error.message}`);
+  const pkg = { promtool: 'prometheus', amtool: 'prometheus-alertmanager' }[cmd] ?? cmd;
+  if (r.error) throw new Error(`${cmd} is required (apt-get install ${pkg}): ${r.error.message}`);
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
 describe('alert rules', () => {
   it('promtool check rules passes', () => {
     const r = tool('promtool', ['check', 'rules', 'prometheus/alerts.yml']);
-    expect(r.out).toMatch(/SUCCESS: 15 rules found/);
+    expect(r.out).toMatch(/SUCCESS: 16 rules found/);
     expect(r.status).toBe(0);
+  });
+
+  it("DatanodeExporterDown selects the scrape job the README's scrape configs and the chart name", () => {
+    const job = /^up\{job="([^"]+)"\} == 0$/.exec(rules.find((r) => r.alert === 'DatanodeExporterDown')!.expr)?.[1];
+    expect(job).toBe('datanode-exporter');
+    const names = [...read('README.md').matchAll(/job_name: (\S+)/g)].map((m) => m[1]);
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) expect(n).toBe(job);
+    expect((parseYaml(read('helm/datanode-exporter/Chart.yaml')) as { name: string }).name).toBe(job);
   });
 
   it('promtool test rules passes, with a test for every alert', () => {
@@ -37,7 +49,7 @@ describe('alert rules', () => {
     expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
   });
 
-  it.each(rules.map((r) => [r.alert, r] as const))('%s has severity, summary, description, a runbook section and a de-flapping for', (_a, r) => {
+  it.each(rules.map((r) => [r.alert, r] as const))('%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for', (_a, r) => {
     expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
     expect(r.annotations.summary).toBeTruthy();
     expect(r.annotations.description).toBeTruthy();
@@ -45,6 +57,103 @@ describe('alert rules', () => {
     expect(anchor).toBe(r.alert.toLowerCase());
     expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
     if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
+    expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
+  });
+});
+
+/**
+ * The labels an alert can carry: per `or` branch, the left-hand series' labels (from the metric
+ * catalogue; `up` has only scrape labels), the scrape labels and the rule's labels. Valid because
+ * no shipped rule aggregates or joins labels in; the guard below fails if one starts to.
+ */
+const SERIES_LABELS = new Map<string, readonly string[]>([...Object.values(M).map((d) => [d.name, d.labels] as const), ['up', []]]);
+function branchLabels(r: Rule): Set<string>[] {
+  if (/\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)) {
+    throw new Error(`${r.alert}: the label inference does not handle aggregations or joins: ${r.expr}`);
+  }
+  return r.expr.split(/\s+or\s+/).map((branch) => {
+    const metric = branch.match(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)?.find((t) => SERIES_LABELS.has(t));
+    if (!metric) throw new Error(`${r.alert}: no catalogued series in "${branch}"`);
+    return new Set([...SERIES_LABELS.get(metric)!, 'job', 'instance', 'alertname', ...Object.keys(r.labels)]);
+  });
+}
+
+type Matcher = { name: string; op: '=' | '!=' | '=~' | '!~'; value: string };
+function parseMatcher(m: string): Matcher {
+  const x = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"\s*$/.exec(m);
+  if (!x) throw new Error(`cannot parse matcher ${m} (write name="value")`);
+  return { name: x[1]!, op: x[2] as Matcher['op'], value: x[3]! };
+}
+/** What a matcher can see of an alert before evaluation: its name and its rule's labels. */
+function matches(m: Matcher, r: Rule): boolean {
+  const v = m.name === 'alertname' ? r.alert : r.labels[m.name];
+  if (v === undefined) throw new Error(`matcher on ${m.name}: only alertname and rule labels can be checked statically`);
+  const eq = m.op === '=' || m.op === '!=' ? v === m.value : new RegExp(`^(?:${m.value})$`).test(v);
+  return m.op.startsWith('!') ? !eq : eq;
+}
+
+describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
+  const AM = 'prometheus/alertmanager.yml';
+  type Inhibit = { source_matchers: string[]; target_matchers: string[]; equal: string[] };
+  const am = parseYaml(read(AM)) as { route: { group_by: string[] }; inhibit_rules: Inhibit[]; receivers: { name: string }[] };
+
+  it('amtool check-config passes', () => {
+    const r = tool('amtool', ['check-config', AM]);
+    expect(r.out).toMatch(/SUCCESS/);
+    expect(r.out).toMatch(/- 2 inhibit rules/);
+    expect(r.status).toBe(0);
+    expect(am.route.group_by).toEqual(['alertname', 'target', 'network']);
+  });
+
+  // Every shipped alert, with its own labels, lands on its severity's receiver; anything else on the default.
+  const bySeverity: Record<string, string> = { critical: 'pager', warning: 'team-chat', info: 'team-chat' };
+  const cases: [string, string[], string][] = [
+    ...rules.map((r): [string, string[], string] => [r.alert, [`alertname=${r.alert}`, ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`), 'target=dn1', 'job=datanode-exporter'], bySeverity[r.labels.severity!]!]),
+    ['an alert without severity', ['alertname=Watchdog'], 'default-webhook'],
+    ['an unknown severity', ['alertname=Other', 'severity=page'], 'default-webhook'],
+  ];
+  it.each(cases)('amtool config routes test: %s routes to the right receiver', (_n, labels, receiver) => {
+    const r = tool('amtool', ['config', 'routes', 'test', `--config.file=${AM}`, `--verify.receivers=${receiver}`, ...labels]);
+    expect(r.out.replace(/^Warning: .*\n/gm, '').trim()).toBe(receiver);
+    expect(r.status).toBe(0);
+  });
+
+  it('inhibition rules name only shipped alerts, joined on labels both sides carry', () => {
+    expect(am.inhibit_rules.length).toBeGreaterThan(0);
+    for (const rule of am.inhibit_rules) {
+      const side = (ms: string[]): Rule[] => {
+        const parsed = ms.map(parseMatcher);
+        for (const m of parsed.filter((m) => m.name === 'alertname')) {
+          // Each literal alternative (VegaA|VegaB, or VegaA) must be a shipped alert's name.
+          for (const alt of m.value.split('|').filter((a) => /^[A-Za-z0-9]+$/.test(a))) expect(rules.map((r) => r.alert), `${m.value}`).toContain(alt);
+        }
+        const selected = rules.filter((r) => parsed.every((m) => matches(m, r)));
+        expect(selected.length, ms.join(', ')).toBeGreaterThan(0);
+        return selected;
+      };
+      const sources = side(rule.source_matchers);
+      const targets = side(rule.target_matchers);
+      expect(targets.filter((t) => sources.includes(t))).toEqual([]);
+      expect(rule.equal.length).toBeGreaterThan(0);
+      for (const label of rule.equal) {
+        // A source must always carry the label; a target at least on one branch (or it is never muted).
+        for (const s of sources) expect(branchLabels(s).every((b) => b.has(label)), `${s.alert} carries ${label}`).toBe(true);
+        for (const t of targets) expect(branchLabels(t).some((b) => b.has(label)), `${t.alert} carries ${label}`).toBe(true);
+      }
+    }
+  });
+
+  it('a data node down mutes its own collector, lag, staleness, peer and network-history alerts; an exporter down mutes all it reported', () => {
+    const muted = (source: string): { alerts: string[]; equal: string[] } => {
+      const rule = am.inhibit_rules.find((i) => i.source_matchers.map(parseMatcher).some((m) => m.name === 'alertname' && m.value === source))!;
+      const alerts = rules.filter((r) => rule.target_matchers.map(parseMatcher).every((m) => matches(m, r))).map((r) => r.alert);
+      return { alerts: alerts.sort(), equal: rule.equal };
+    };
+    expect(muted('VegaDataNodeDown')).toEqual({
+      alerts: ['VegaBlockHeightStalled', 'VegaBlockTimeStale', 'VegaCollectorFailing', 'VegaConsensusPeersLow', 'VegaConsensusPeersZero', 'VegaDataNodeLagging', 'VegaNetworkHistoryDown', 'VegaNetworkHistoryNoPeers', 'VegaNodeBehindFleet'],
+      equal: ['target'],
+    });
+    expect(muted('DatanodeExporterDown')).toEqual({ alerts: rules.map((r) => r.alert).filter((a) => a !== 'DatanodeExporterDown').sort(), equal: ['job', 'instance'] });
   });
 });
 
@@ -99,6 +208,8 @@ describe('helm chart', () => {
   it('templates cover the promised objects, hardened, with probes on /healthz and /readyz', () => {
     const t = (f: string): string => read(`${chart}/templates/${f}`);
     expect(t('servicemonitor.yaml')).toContain('kind: ServiceMonitor');
+    // job = the Service's app.kubernetes.io/name (the chart name), the job DatanodeExporterDown selects.
+    expect(t('servicemonitor.yaml')).toMatch(/^  jobLabel: app\.kubernetes\.io\/name$/m);
     expect(t('prometheusrule.yaml')).toContain('.Files.Get "files/alerts.yml"');
     expect(t('dashboards-configmap.yaml')).toContain('files/dashboards/*.json');
     const values = parseYaml(read(`${chart}/values.yaml`)) as { livenessProbe: { httpGet: { path: string } }; readinessProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown>; dashboards: { labels: Record<string, string> } };
@@ -162,7 +273,7 @@ describe('launch settings (src/exporter/process/launch.ts)', () => {
 
 describe('YAML lint', () => {
   it('yamllint passes on the shipped YAML (templates excluded: they are not YAML until rendered)', () => {
-    const files = ['prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'helm/datanode-exporter/Chart.yaml', 'helm/datanode-exporter/values.yaml'];
+    const files = ['prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'prometheus/alertmanager.yml', 'helm/datanode-exporter/Chart.yaml', 'helm/datanode-exporter/values.yaml'];
     const r = tool('yamllint', ['-d', '{extends: relaxed, rules: {line-length: {max: 220}}}', ...files]);
     expect(r.out).toBe('');
     expect(r.status).toBe(0);
