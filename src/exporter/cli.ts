@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { missingLaunchSettings } from './launch.js';
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'healthcheck') return (await import('./healthcheck.js')).healthcheck(argv.slice(1));
   let cli;
   let config;
   let web: ReturnType<typeof import('./web-config.js')['loadWebConfig']> | undefined;
