@@ -6,9 +6,9 @@
  *
  * Docker rather than Podman: Debian's docker.io (20.10) builds with BuildKit out of the box, which
  * the Dockerfile's `RUN --mount=type=secret` needs, uses a local image for FROM without asking a
- * registry, and supports HEALTHCHECK and its --health-* overrides; Podman 4.3 runs OCI-format
- * images that drop HEALTHCHECK unless built with --format docker, and its healthchecks need systemd
- * timers, which this machine (no systemd) lacks.
+ * registry, and runs HEALTHCHECK with --health-* overrides. Debian's Podman 4.3, tried here, drops
+ * HEALTHCHECK from OCI-format builds, could not start the container (runc: rlimit not permitted)
+ * and needs systemd timers for health checks; these machines have no systemd.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
