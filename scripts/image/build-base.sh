@@ -6,7 +6,8 @@
 # the npm registry, user "node" uid/gid 1000 as in the official images.
 # The root filesystem tarball is cached ($DNE_IMAGE_CACHE, default /var/cache/datanode-exporter,
 # else ~/.cache/datanode-exporter) and rebuilt only when missing.
-# Env: DOCKER (client, default docker), DOCKER_HOST as usual; DNE_BASE_REBUILD=1 ignores the cache;
+# Env: DOCKER (client, default docker), DOCKER_HOST as usual; DNE_BASE_REBUILD=1 rebuilds the
+# tarball and replaces an image of that name already in the engine;
 # DNE_NPM_MAJOR (default 11, the npm that Node 24 ships).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -82,6 +83,11 @@ build_rootfs() {
   mv "$tarball.part" "$tarball"
 }
 
+# An engine that already has the image (the official one, or a stand-in imported before) keeps it.
+if [ "${DNE_BASE_REBUILD:-}" != 1 ] && "$docker" image inspect "$image" >/dev/null 2>&1; then
+  echo "build-base: $image already present in this engine; kept (DNE_BASE_REBUILD=1 replaces it)"
+  exit 0
+fi
 if [ "${DNE_BASE_REBUILD:-}" = 1 ] || [ ! -s "$tarball" ] || [ ! -s "$meta" ]; then
   echo "build-base: building $tarball"
   build_rootfs

@@ -9,6 +9,9 @@ import https from 'node:https';
 import { loadConfig, parseCli } from './config/load.js';
 
 const TIMEOUT_MS = 2_000;
+const HELP = `Usage: datanode-exporter healthcheck [the daemon's flags]
+Exit 0 if the exporter those flags, DATANODE_EXPORTER_* variables and config file describe answers
+GET /healthz with 2xx within 2 s, else 1. Wildcard listen addresses are probed on loopback.`;
 
 /** Where a client reaches a server listening on `address`: wildcards become the loopback address. */
 export function healthUrl(address: string, tls: boolean): string {
@@ -50,6 +53,10 @@ export async function healthcheck(argv: string[], env: NodeJS.ProcessEnv = proce
   let clientPair: { cert: Buffer; key: Buffer } | undefined;
   try {
     const cli = parseCli(argv);
+    if (cli.help) {
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    }
     // The probe needs only the web settings. Targets are the daemon's business, and the image's
     // HEALTHCHECK cannot see the --datanode.url given as container arguments: stand one in.
     const noTarget = cli.overrides.datanodeUrl === undefined && !env.DATANODE_EXPORTER_DATANODE_URL;

@@ -122,6 +122,18 @@ describe('healthcheck subcommand', () => {
     expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`])).toBe(1);
   });
 
+  it('--help describes it and probes nothing', async () => {
+    const writes: string[] = [];
+    const orig = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((c: string) => (writes.push(String(c)), true)) as typeof process.stdout.write;
+    try {
+      expect(await main(['healthcheck', '--help'])).toBe(0);
+    } finally {
+      process.stdout.write = orig;
+    }
+    expect(writes.join('')).toMatch(/^Usage: datanode-exporter healthcheck/);
+  });
+
   it('a bad configuration is unhealthy (1, not the daemon\'s 2: Docker reserves 2)', async () => {
     expect(await main(['healthcheck', '--web.listen-address=nope'])).toBe(1);
     expect(await main(['healthcheck', '--no-such-flag'])).toBe(1);

@@ -8,11 +8,11 @@
  * reach; host networking also needs no NAT rules from a private dockerd, and the exporter binds
  * 127.0.0.1 only, so nothing is published beyond loopback.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
-import { engine, run, type Engine, DOCKER } from './docker.js';
-import { existsSync } from 'node:fs';
+import { DOCKER, engine, run, type Engine } from './docker.js';
 
 const TAG = `datanode-exporter:image-test-${process.pid}`;
 const NAME = `dne-image-test-${process.pid}`;
@@ -46,8 +46,8 @@ describe('image', () => {
     const t0 = Date.now();
     const r = await run('bash', ['scripts/image/build-base.sh'], { ...eng.env, DOCKER });
     expect(r.code, r.err + r.out).toBe(0);
-    console.log(`base image: ${seconds(t0)} (${/using cached/.test(r.out) ? 'cached rootfs' : 'cold'})`);
-    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec((await import('node:fs')).readFileSync('Dockerfile', 'utf8'))![1]!;
+    console.log(`base image: ${seconds(t0)} (${/already present/.test(r.out) ? 'present in the engine' : /using cached/.test(r.out) ? 'cached rootfs' : 'cold'})`);
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync('Dockerfile', 'utf8'))![1]!;
     const uid = await eng.docker('run', '--rm', '--network', 'none', '--user', 'node', base, 'sh', '-c', 'id -u; node --version; npm --version; test -s /etc/ssl/certs/ca-certificates.crt && echo ca');
     expect(uid.code, uid.err).toBe(0);
     const [id, node, , ca] = uid.out.trim().split('\n');

@@ -4,7 +4,7 @@
  * docs and everything the README links to, and its bin must serve a simulated data node.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,8 +37,7 @@ beforeAll(async () => {
   packed = info[0]!.files.map((f) => f.path);
   console.log(`npm pack: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${packed.length} files`);
   const project = join(dir, 'project');
-  rmSync(project, { recursive: true, force: true });
-  (await import('node:fs')).mkdirSync(project);
+  mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   t0 = Date.now();
   const install = await run('npm', ['install', join(dir, info[0]!.filename), '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', project]);
