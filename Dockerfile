@@ -1,14 +1,19 @@
-# syntax=docker/dockerfile:1
 # datanode-exporter: build stage compiles TypeScript; the runtime stage holds production
 # dependencies and dist/ only, runs as the unprivileged "node" user, and writes nothing to disk
 # (works with a read-only root filesystem).
+# No "# syntax=" line: BuildKit's built-in Dockerfile frontend (Docker 20.10 and later) has
+# RUN --mount, and fetching a frontend image needs a registry that CI does not reach.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the prepare script (tsc) runs below, once the sources are in.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# An optional CA bundle for TLS-intercepting networks comes in as a build secret
+# (--secret id=ca,src=/etc/ssl/certs/ca-certificates.crt): used for npm ci, never stored in a layer.
+RUN --mount=type=secret,id=ca \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
+    npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
@@ -23,8 +28,11 @@ COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json ./
 USER node
 EXPOSE 19308
+# HEALTHCHECK sees the image's and `docker run -e` environment but not the container's arguments:
+# the listen address (and web config / config file, when used) belong in DATANODE_EXPORTER_*
+# variables so that `healthcheck` probes the address and scheme the daemon serves.
+ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:19308/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/exporter/cli.js", "healthcheck"]
 # node itself is PID 1's program (no npm, no shell), so SIGTERM reaches the exporter.
 ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--expose-gc", "dist/exporter/cli.js"]
-CMD ["--web.listen-address=:19308"]

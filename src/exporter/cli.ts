@@ -62,6 +62,8 @@ async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | 
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // The image's HEALTHCHECK: same flags, environment and config file, a GET of our own /healthz.
+  if (argv[0] === 'healthcheck') return (await import('./web/healthcheck.js')).healthcheck(argv.slice(1));
   const prepared = await prepare(argv);
   if ('exit' in prepared) return prepared.exit;
   const { cli, config, web } = prepared;

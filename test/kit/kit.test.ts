@@ -1,8 +1,8 @@
 /**
- * The operator's kit, checked with what runs here (no Docker engine, no Helm binary): the alert
- * rules with promtool, the Alertmanager example with amtool, the dashboards against their
- * generator, the chart's copies and values against their sources and schema, the Dockerfile
- * against the image rules we promise.
+ * The operator's kit, checked without a Docker engine or a Helm binary: the alert rules with
+ * promtool, the Alertmanager example with amtool, the dashboards against their generator, the
+ * chart's copies and values against their sources and schema, the Dockerfile against the image
+ * rules we promise (npm run test:image builds and runs it).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -242,6 +242,21 @@ describe('Dockerfile', () => {
     const entry = /^ENTRYPOINT (\[.*\])$/m.exec(final)?.[1];
     expect(JSON.parse(entry!)[0]).toBe('node'); // exec form, no npm or shell between PID 1 and node
     expect(final).not.toMatch(/^(RUN|CMD|ENTRYPOINT).*\bnpm (start|run)\b/m);
+  });
+
+  it('the health check is the healthcheck subcommand, and the address it must follow comes from the environment', () => {
+    const final = df.slice(df.lastIndexOf('\nFROM '));
+    expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck"\]$/m);
+    // HEALTHCHECK cannot see container arguments: no listen address (or web config) as CMD flags.
+    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308$/m);
+    expect(final).not.toMatch(/^CMD .*--web\./m);
+  });
+
+  it('builds without a registry for the frontend, and the CA bundle is a build secret, never copied', () => {
+    expect(df).not.toMatch(/^# syntax=/m);
+    expect(df).toMatch(/^RUN --mount=type=secret,id=ca \\$/m);
+    expect(df).not.toMatch(/^(COPY|ADD) .*(\.crt|\.pem|ca-certificates)/m);
+    expect(df).not.toMatch(/^ENV NODE_EXTRA_CA_CERTS/m);
   });
 });
 

@@ -1,0 +1,141 @@
+/**
+ * `datanode-exporter healthcheck`: the image's HEALTHCHECK. It must probe the address and scheme the
+ * daemon was configured with (flags, DATANODE_EXPORTER_* or the config file), and fail otherwise.
+ */
+import bcrypt from 'bcryptjs';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/exporter/cli.js';
+import { healthUrl } from '../../../src/exporter/web/healthcheck.js';
+import { configSchema } from '../../../src/exporter/config/schema.js';
+import { Exporter } from '../../../src/exporter/exporter.js';
+import { createLogger } from '../../../src/exporter/process/logger.js';
+import { loadWebConfig } from '../../../src/exporter/web/auth.js';
+import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { makeCerts, type Certs } from '../../helpers/certs.js';
+import { LogCapture } from '../../helpers/exporter.js';
+import { lifecycle } from '../../helpers/lifecycle.js';
+
+describe('healthUrl', () => {
+  it.each([
+    [':19308', false, 'http://127.0.0.1:19308/healthz'],
+    ['0.0.0.0:9', false, 'http://127.0.0.1:9/healthz'],
+    ['[::]:19308', false, 'http://[::1]:19308/healthz'],
+    ['[0:0:0:0:0:0:0:0]:5', true, 'https://[::1]:5/healthz'],
+    ['127.0.0.2:80', false, 'http://127.0.0.2:80/healthz'],
+    ['[::1]:443', true, 'https://[::1]:443/healthz'],
+    ['[fe80::1]:7', false, 'http://[fe80::1]:7/healthz'],
+    ['localhost:19308', true, 'https://localhost:19308/healthz'],
+  ])('%s (tls %s) -> %s', (address, tls, url) => {
+    expect(healthUrl(address, tls)).toBe(url);
+  });
+});
+
+describe('healthcheck subcommand', () => {
+  const life = lifecycle();
+  let sim: Simulator;
+  let certs: Certs;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 3 });
+    certs = makeCerts();
+  });
+  afterAll(() => sim.close());
+
+  /** A real exporter on a random loopback port; returns its port and the web-config path used. */
+  async function serve(web?: string): Promise<{ port: number; webFile?: string }> {
+    let webFile: string | undefined;
+    if (web) {
+      webFile = join(certs.dir, `web-${Math.random().toString(36).slice(2)}.yml`);
+      writeFileSync(webFile, web);
+    }
+    const config = configSchema.parse({ targets: [{ name: 'n', url: sim.url }], collectors: { markets: { enabled: false }, key_rotations: { enabled: false } } });
+    const ex = new Exporter(config, createLogger('error', new LogCapture()));
+    const url = await ex.start('127.0.0.1:0', webFile ? loadWebConfig(webFile) : undefined);
+    life.defer(() => ex.stop());
+    return { port: Number(new URL(url).port), ...(webFile ? { webFile } : {}) };
+  }
+  const closedPort = (): Promise<number> =>
+    new Promise((res) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
+    });
+  const tls = (extra = ''): string => `tls_server_config:\n  cert_file: ${certs.path('server.crt')}\n  key_file: ${certs.path('server.key')}\n${extra}`;
+
+  it('exits 0 against a running exporter (flag), 1 on a closed port', async () => {
+    const { port } = await serve();
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`])).toBe(0);
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${await closedPort()}`])).toBe(1);
+  });
+
+  it('gives up after 2 s on a server that accepts but never answers', async () => {
+    const socks: Socket[] = [];
+    const silent = createServer((sock) => void socks.push(sock.on('error', () => {})));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    life.defer(() => {
+      for (const s of socks) s.destroy();
+      return new Promise<void>((r) => silent.close(() => r()));
+    });
+    const t0 = Date.now();
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${(silent.address() as { port: number }).port}`])).toBe(1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it('reads the environment and the config file as the daemon does (flags win)', async () => {
+    const { port } = await serve();
+    const saved = { ...process.env };
+    try {
+      process.env.DATANODE_EXPORTER_WEB_LISTEN_ADDRESS = `127.0.0.1:${port}`;
+      expect(await main(['healthcheck'])).toBe(0);
+      expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${await closedPort()}`])).toBe(1);
+      delete process.env.DATANODE_EXPORTER_WEB_LISTEN_ADDRESS;
+      const file = join(certs.dir, 'exporter.yml');
+      writeFileSync(file, `targets: [{ name: a, url: "${sim.url}" }]\nweb: { listen_address: "127.0.0.1:${port}" }\n`);
+      expect(await main(['healthcheck', `--config.file=${file}`])).toBe(0);
+      process.env.DATANODE_EXPORTER_CONFIG_FILE = file;
+      expect(await main(['healthcheck'])).toBe(0);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('uses https when the web config has TLS (self-signed accepted); plain http to it fails', async () => {
+    const { port, webFile } = await serve(tls());
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`])).toBe(0);
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`])).toBe(1);
+  });
+
+  it('with client certificates required, offers the server pair (issued by the client CA here)', async () => {
+    for (const mode of ['RequireAnyClientCert', 'RequireAndVerifyClientCert']) {
+      const { port, webFile } = await serve(tls(`  client_auth_type: ${mode}\n  client_ca_file: ${certs.path('ca.crt')}\n`));
+      expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`]), mode).toBe(0);
+    }
+  });
+
+  it('/healthz behind basic auth (unauthenticated_paths emptied) is a failure: no credentials are sent', async () => {
+    const hash = bcrypt.hashSync('pw', 4);
+    const { port, webFile } = await serve(`basic_auth_users:\n  p: ${hash}\nunauthenticated_paths: []\n`);
+    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`])).toBe(1);
+  });
+
+  it('--help describes it and probes nothing', async () => {
+    const writes: string[] = [];
+    const orig = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((c: string) => (writes.push(String(c)), true)) as typeof process.stdout.write;
+    try {
+      expect(await main(['healthcheck', '--help'])).toBe(0);
+    } finally {
+      process.stdout.write = orig;
+    }
+    expect(writes.join('')).toMatch(/^Usage: datanode-exporter healthcheck/);
+  });
+
+  it('a bad configuration is unhealthy (1, not the daemon\'s 2: Docker reserves 2)', async () => {
+    expect(await main(['healthcheck', '--web.listen-address=nope'])).toBe(1);
+    expect(await main(['healthcheck', '--no-such-flag'])).toBe(1);
+  });
+});

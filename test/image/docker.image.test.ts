@@ -1,0 +1,119 @@
+/**
+ * The container image, built from the real Dockerfile and run (`npm run test:image`): a local
+ * stand-in for the Node base image (scripts/image/build-base.sh, no container registry here), the
+ * build, then one container, read-only and non-root, against a simulated data node. Needs root,
+ * debootstrap and docker.io (.ci/run installs them); without them this test fails, not skips.
+ *
+ * --network host: the simulator listens on the host's 127.0.0.1, which a bridged container cannot
+ * reach; host networking also needs no NAT rules from a private dockerd, and the exporter binds
+ * 127.0.0.1 only, so nothing is published beyond loopback.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { DOCKER, engine, run, type Engine } from './docker.js';
+
+const TAG = `datanode-exporter:image-test-${process.pid}`;
+const NAME = `dne-image-test-${process.pid}`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const freePort = (): Promise<number> =>
+  new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+  });
+const seconds = (t0: number): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+
+let eng: Engine;
+let sim: Simulator;
+
+beforeAll(async () => {
+  eng = await engine();
+  sim = await startSimulator({ host: '127.0.0.1', port: 0, seed: 11 });
+}, 120_000);
+
+afterAll(async () => {
+  await eng?.docker('rm', '-f', NAME);
+  if (eng && !eng.own) await eng.docker('rmi', TAG);
+  await sim?.close();
+  await eng?.stop();
+}, 120_000);
+
+describe('image', () => {
+  it('the base stand-in is built (or taken from the cache) and imported as the Dockerfile names it', async () => {
+    const t0 = Date.now();
+    const r = await run('bash', ['scripts/image/build-base.sh'], { ...eng.env, DOCKER });
+    expect(r.code, r.err + r.out).toBe(0);
+    console.log(`base image: ${seconds(t0)} (${/already present/.test(r.out) ? 'present in the engine' : /using cached/.test(r.out) ? 'cached rootfs' : 'cold'})`);
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync('Dockerfile', 'utf8'))![1]!;
+    const uid = await eng.docker('run', '--rm', '--network', 'none', '--user', 'node', base, 'sh', '-c', 'id -u; node --version; npm --version; test -s /etc/ssl/certs/ca-certificates.crt && echo ca');
+    expect(uid.code, uid.err).toBe(0);
+    const [id, node, , ca] = uid.out.trim().split('\n');
+    expect(id).toBe('1000');
+    expect(node).toMatch(new RegExp(`^v${/^node:(\d+)/.exec(base)![1]}\\.`));
+    expect(ca).toBe('ca');
+  }, 900_000);
+
+  it('builds from the Dockerfile, the CA bundle only as a build secret', async () => {
+    const ca = process.env.NODE_EXTRA_CA_CERTS;
+    const secret = ca && existsSync(ca) ? ['--secret', `id=ca,src=${ca}`] : [];
+    const t0 = Date.now();
+    const r = await run(DOCKER, ['build', '--network', 'host', ...secret, '-t', TAG, '.'], { ...eng.env, DOCKER_BUILDKIT: '1' });
+    expect(r.code, (r.err + r.out).slice(-4000)).toBe(0);
+    console.log(`image build: ${seconds(t0)}`);
+    const cfg = JSON.parse((await eng.docker('image', 'inspect', '--format', '{{json .Config}}', TAG)).out) as { User: string; Env: string[]; Healthcheck: { Test: string[] } };
+    expect(cfg.User).toBe('node');
+    expect(cfg.Env.join('\n')).not.toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck']);
+    const leftovers = await eng.docker('run', '--rm', '--network', 'none', '--entrypoint', 'sh', TAG, '-c', 'ls /run/secrets 2>/dev/null; ls /app');
+    expect(leftovers.out.trim().split('\n').sort()).toEqual(['dist', 'node_modules', 'package.json']);
+  }, 900_000);
+
+  it('runs read-only as uid 1000, serves /metrics, turns healthy, writes nothing, and stops on SIGTERM with 0 within 2 s', async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const started = await eng.docker(
+      'run', '-d', '--name', NAME, '--network', 'host', '--read-only',
+      // A non-default address: the health check must follow it (the old one was fixed on :19308).
+      '-e', `DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=127.0.0.1:${port}`,
+      '--health-interval=1s', '--health-timeout=3s', '--health-start-period=1s', '--health-retries=3',
+      TAG, `--datanode.url=${sim.url}`,
+    );
+    expect(started.code, started.err).toBe(0);
+
+    let metrics = '';
+    for (let i = 0; i < 120 && !/^vega_up\{[^}]*\} 1$/m.test(metrics); i++) {
+      await sleep(250);
+      metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+    }
+    expect(metrics).toMatch(/^vega_up\{[^}]*\} 1$/m);
+
+    let health = '';
+    for (let i = 0; i < 60 && health !== 'healthy'; i++) {
+      health = (await eng.docker('inspect', '--format', '{{.State.Health.Status}}', NAME)).out.trim();
+      if (health !== 'healthy') await sleep(500);
+    }
+    expect(health).toBe('healthy');
+    console.log(`container up, serving and healthy: ${seconds(t0)}`);
+
+    const state = JSON.parse((await eng.docker('inspect', '--format', '{{json .}}', NAME)).out) as { HostConfig: { ReadonlyRootfs: boolean }; State: { Pid: number } };
+    expect(state.HostConfig.ReadonlyRootfs).toBe(true);
+    const pid1 = await eng.docker('exec', NAME, 'sh', '-c', 'grep ^Uid: /proc/1/status; tr "\\0" " " </proc/1/cmdline');
+    expect(pid1.out).toMatch(/^Uid:\s+1000\s+1000/m);
+    expect(pid1.out).toMatch(/^node --max-semi-space-size=1 .*dist\/exporter\/cli\.js/m);
+    expect((await eng.docker('diff', NAME)).out).toBe('');
+
+    const t1 = Date.now();
+    const stopped = await eng.docker('stop', '-t', '2', NAME);
+    const took = Date.now() - t1;
+    expect(stopped.code, stopped.err).toBe(0);
+    const exit = (await eng.docker('inspect', '--format', '{{.State.ExitCode}} {{.State.OOMKilled}}', NAME)).out.trim();
+    expect(exit).toBe('0 false');
+    expect(took).toBeLessThan(2_000);
+    console.log(`docker stop: ${took} ms`);
+    expect((await eng.docker('logs', NAME)).out).toMatch(/"signal":"SIGTERM","msg":"stopping"/);
+    expect((await eng.docker('diff', NAME)).out).toBe('');
+  }, 120_000);
+});
