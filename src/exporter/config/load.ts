@@ -46,6 +46,7 @@ const OVERRIDES = [
 ] as const;
 
 export const USAGE = `Usage: datanode-exporter [flags]
+       datanode-exporter healthcheck [flags]   GET this exporter's own /healthz (exit 0 healthy, 1 not)
   --datanode.url <url>           the data node to watch (a single target), e.g. http://127.0.0.1:3008
   --datanode.name <name>         its target label (default: host:port of the URL)
   --config.file <path>           YAML config file (several targets, collectors, HTTP settings)
