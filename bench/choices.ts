@@ -22,16 +22,17 @@ const f = (n: number, d = 1): string => n.toFixed(d);
 export function importsChoice(log: Log, starts: number): Record<string, unknown> {
   const probe = (which: string): { rssMiB: number; heapMiB: number } =>
     JSON.parse(execFileSync(process.execPath, [...NODE_FLAGS, 'bench/lib/import-probe.mjs', which], { env: { ...process.env, ...LAUNCH_ENV }, encoding: 'utf8' })) as { rssMiB: number; heapMiB: number };
-  const runs: Record<string, { rssMiB: number; heapMiB: number }[]> = { none: [], lean: [], entry: [] };
+  const runs: Record<string, { rssMiB: number; heapMiB: number }[]> = { none: [], lean: [], entry: [], 'http-require': [], 'http-import': [] };
   // Interleaved, so machine noise falls on all three alike.
   for (let i = 0; i < starts; i++) for (const w of Object.keys(runs)) runs[w]!.push(probe(w));
   const row = (w: string) => ({ rssMiB: median(runs[w]!.map((r) => r.rssMiB)), heapMiB: median(runs[w]!.map((r) => r.heapMiB)) });
-  const out = { none: row('none'), lean: row('lean'), entry: row('entry') };
-  log(`\n## Choice: lean imports of undici and prom-client (${starts} starts each, median, shipped flags, Node ${process.version})`);
+  const out = Object.fromEntries(Object.keys(runs).map((w) => [w, row(w)])) as Record<string, { rssMiB: number; heapMiB: number }>;
+  log(`\n## Choice: lean imports of undici and prom-client, and node:http by require (${starts} starts each, median, shipped flags, Node ${process.version})`);
   log('| loaded | RSS MiB | heap MiB |');
   log('|---|---|---|');
   for (const [w, r] of Object.entries(out)) log(`| ${w} | ${f(r.rssMiB)} | ${f(r.heapMiB, 2)} |`);
-  log(`entry points cost ${f(out.entry.rssMiB - out.lean.rssMiB)} MiB more resident memory than the lean loaders (ratio ${f(out.entry.rssMiB / out.lean.rssMiB, 2)})`);
+  log(`entry points cost ${f(out.entry!.rssMiB - out.lean!.rssMiB)} MiB more resident memory than the lean loaders (ratio ${f(out.entry!.rssMiB / out.lean!.rssMiB, 2)})`);
+  log(`import of node:http costs ${f(out['http-import']!.rssMiB - out['http-require']!.rssMiB)} MiB more than require (ratio ${f(out['http-import']!.rssMiB / out['http-require']!.rssMiB, 2)})`);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Resident memory of a process that loads the libraries the exporter uses, either from their own
-// files (the lean loaders) or from the packages' entry points: `node <flags> import-probe.mjs lean|entry|none`.
+// files (the lean loaders) or from the packages' entry points, and node:http by require() or by
+// import: `node <flags> import-probe.mjs none|lean|entry|http-require|http-import`.
 import { createRequire } from 'node:module';
 
 const require = createRequire(new URL('../../package.json', import.meta.url));
@@ -20,6 +21,8 @@ if (which === 'lean') {
   p.collectDefaultMetrics({ register: r });
   await r.metrics();
 }
+if (which === 'http-require') require('node:http').createServer();
+if (which === 'http-import') (await import('node:http')).createServer();
 await new Promise((r) => setTimeout(r, 300));
 globalThis.gc?.();
 await new Promise((r) => setTimeout(r, 300));

@@ -6,8 +6,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import { https } from '../process/lean/http.js';
 import type { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { parse as parseYaml } from 'yaml';
@@ -47,7 +48,7 @@ export const webConfigSchema = z.strictObject({
 export type WebConfig = z.output<typeof webConfigSchema>;
 
 /** Read and validate the web-config file; file contents never appear in the error. */
-export function loadWebConfig(path: string): { config: WebConfig; tls: https.ServerOptions | undefined } {
+export function loadWebConfig(path: string): { config: WebConfig; tls: Https.ServerOptions | undefined } {
   let doc: unknown;
   try {
     doc = parseYaml(readFileSync(path, 'utf8'));
@@ -69,7 +70,7 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: https.Ser
       throw new ConfigError(`web.config.file: tls_server_config.${field}: cannot read ${p}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
   };
-  const tls: https.ServerOptions = {
+  const tls: Https.ServerOptions = {
     cert: file('cert_file', t.cert_file),
     key: file('key_file', t.key_file),
     minVersion: TLS_VERSIONS[t.min_version],
@@ -129,7 +130,7 @@ export class BasicAuth {
 }
 
 /** Wrap a request listener with client-certificate checks, basic auth and extra headers. */
-export function protect(handler: http.RequestListener, web: WebConfig | undefined): http.RequestListener {
+export function protect(handler: Http.RequestListener, web: WebConfig | undefined): Http.RequestListener {
   if (!web) return handler;
   const auth = new BasicAuth(web.basic_auth_users);
   const open = new Set(web.unauthenticated_paths);

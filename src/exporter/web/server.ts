@@ -4,8 +4,9 @@
  * else (landing page, /readyz, /probe, /-/reload) goes through express.
  */
 import type express from 'express';
-import http from 'node:http';
-import https from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import { http, https } from '../process/lean/http.js';
 import { CONTENT_TYPE } from '../exposition/render.js';
 import type { SelfMetrics } from '../exposition/self-metrics.js';
 import type { RunnerStatus } from '../schedule/runner.js';
@@ -45,7 +46,7 @@ const JOIN_BELOW = 512 * 1024;
 interface Prepared {
   key: string;
   parts: Buffer[];
-  headers: http.OutgoingHttpHeaders;
+  headers: Http.OutgoingHttpHeaders;
 }
 
 export class MetricsResponse {
@@ -73,8 +74,8 @@ export class MetricsResponse {
   }
 }
 
-const PLAIN_HEADERS: http.OutgoingHttpHeaders = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
-const GZIP_HEADERS: http.OutgoingHttpHeaders = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
+const PLAIN_HEADERS: Http.OutgoingHttpHeaders = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
+const GZIP_HEADERS: Http.OutgoingHttpHeaders = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
 export async function createApp(deps: ServerDeps): Promise<express.Express> {
   const { default: express } = await import('express');
@@ -123,7 +124,7 @@ ${rows}
  * The request listener: the hot paths (what Prometheus and Kubernetes call) by hand; the rest
  * through express, loaded on first use so an exporter nobody browses never pays for it.
  */
-export function createHandler(deps: ServerDeps): http.RequestListener {
+export function createHandler(deps: ServerDeps): Http.RequestListener {
   let app: Promise<express.Express> | undefined;
   const metrics = new MetricsResponse(deps);
   return (req, res) => {
@@ -166,16 +167,16 @@ export interface ListenOptions {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** HTTPS when given (from the web-config file). */
-  tls?: https.ServerOptions | undefined;
+  tls?: Https.ServerOptions | undefined;
 }
 
-export async function listen(handler: http.RequestListener, o: ListenOptions): Promise<http.Server> {
+export async function listen(handler: Http.RequestListener, o: ListenOptions): Promise<Http.Server> {
   const i = o.address.lastIndexOf(':');
   const host = o.address.slice(0, i).replace(/^\[|\]$/g, '') || undefined;
   const port = Number(o.address.slice(i + 1));
   // Node checks those timeouts only every connectionsCheckingInterval (30 s by default).
   const check = { connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(o.headersTimeoutMs / 2))) };
-  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
+  const server: Http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
   // A slow or hostile client cannot hold a connection open indefinitely, and there is a cap on how
   // many it may hold at once; scrapes on other connections are served meanwhile.
   server.headersTimeout = o.headersTimeoutMs;
