@@ -53,6 +53,7 @@ const SUBSCRIPTIONS = [
 
 /** The facts the fleet logic uses: chain id, version, core and data-node heights. */
 export function statisticsFacts(body: unknown, headers: Record<string, string | string[] | undefined>): NodeFacts {
+  if (obj(body, 'body').statistics === null) return {}; // unset message: nothing known
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const dn = headerU64(headers['x-block-height']);
   return {
@@ -64,6 +65,7 @@ export function statisticsFacts(body: unknown, headers: Record<string, string | 
 }
 
 export function statisticsSamples(target: string, body: unknown, headers: Record<string, string | string[] | undefined>): Sample[] {
+  if (obj(body, 'body').statistics === null) return []; // unset message (the schema allows it): no series
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const f = (k: string): unknown => s[k];
   const out: Sample[] = [];

@@ -32,9 +32,60 @@ export function str(v: unknown, field: string): string {
 
 /** A decimal string such as a fee factor ("0.0002"); an empty string is unset. */
 export function decimal(v: unknown, field: string): number | undefined {
-  if (v === '' ) return undefined;
+  if (v === '') return undefined;
   if (typeof v !== 'string' || !/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) throw new FieldError(field, 'a decimal string', v);
   return Number(v);
+}
+
+const UNSIGNED_AMOUNT = /^\d+(?:\.\d+)?$/;
+const SIGNED_AMOUNT = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * An amount, price, PnL or fee: a decimal string of any length (no 64-bit bound: uint256 in core),
+ * signed only where the field can be negative. Kept as its exact text; "" is unset (undefined).
+ */
+export function amount(v: unknown, field: string, signed = false): string | undefined {
+  if (v === '') return undefined;
+  if (typeof v !== 'string' || !(signed ? SIGNED_AMOUNT : UNSIGNED_AMOUNT).test(v)) {
+    throw new FieldError(field, signed ? 'a signed decimal amount string' : 'an unsigned decimal amount string', v);
+  }
+  return v;
+}
+
+/**
+ * value / 10^decimals as the float64 nearest the exact quotient (decimals may be negative). The
+ * scaling is done on the decimal text (an exponent suffix), so Number() rounds once, correctly;
+ * nothing is converted to a float before that.
+ */
+export function scaleExact(value: string | bigint, decimals: number): number {
+  const s = typeof value === 'bigint' ? value.toString() : value;
+  const dot = s.indexOf('.');
+  const digits = dot < 0 ? s : s.slice(0, dot) + s.slice(dot + 1);
+  const fraction = dot < 0 ? 0 : s.length - dot - 1;
+  const x = Number(`${digits}e${-(BigInt(decimals) + BigInt(fraction))}`);
+  return x === 0 ? 0 : x; // "-0" is zero, not negative zero
+}
+
+/**
+ * A proto double: a JSON number, or the protobuf JSON strings "NaN", "Infinity", "-Infinity" (or a
+ * quoted number). Non-finite values are returned as such: callers leave that series out.
+ */
+export function double(v: unknown, field: string): number {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN') return NaN;
+  if (v === 'Infinity') return Infinity;
+  if (v === '-Infinity') return -Infinity;
+  const d = typeof v === 'string' && v !== '' ? decimal(v, field) : undefined;
+  if (d === undefined) throw new FieldError(field, 'a double (number, "NaN", "Infinity" or "-Infinity")', v);
+  return d;
+}
+
+/** A published id: 64 lowercase hex characters (party ids may also be the literal "network"). */
+export const ID = /^[0-9a-f]{64}$/;
+
+export function id(v: unknown, field: string, allowNetwork = false): string {
+  if (typeof v !== 'string' || !(ID.test(v) || (allowNetwork && v === 'network'))) throw new FieldError(field, 'a 64-character lowercase hex id', v, 'bad_id');
+  return v;
 }
 
 /** An enum: its name, or an integer the node's descriptor did not know. Open-ended by design. */
