@@ -2,7 +2,7 @@
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { CHAIN_STATUS } from '../../shared/enums.js';
-import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
+import { enumValue, headerU64, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
 import { oneHot } from '../upstream/scale.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
@@ -81,9 +81,10 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
     if (v !== undefined) push(m, v); // unset times are absent, not 0
   }
   push(M.blockDuration, nsToSeconds(u64(f('blockDuration'), 'statistics.blockDuration')));
-  const current = rfc3339Seconds(f('currentTime'), 'statistics.currentTime');
-  const block = rfc3339Seconds(f('vegaTime'), 'statistics.vegaTime');
-  if (current !== undefined && block !== undefined) push(M.blockStaleness, Math.max(0, current - block));
+  // The difference is taken on exact nanoseconds: two rounded floats would lose the last digits.
+  const current = rfc3339Nanos(f('currentTime'), 'statistics.currentTime');
+  const block = rfc3339Nanos(f('vegaTime'), 'statistics.vegaTime');
+  if (current !== undefined && block !== undefined) push(M.blockStaleness, current > block ? nsToSeconds(current - block) : 0);
   for (const [kind, k] of SUBSCRIPTIONS) {
     // Older nodes omit some subscription counters; absent stays absent.
     if (k in s) push(M.subscriptions, u32(f(k), `statistics.${k}`), kind);

@@ -95,9 +95,9 @@ export function enumValue(v: unknown, field: string): string {
   throw new FieldError(field, 'an enum name or number', v);
 }
 
-/** bigint to float seconds from nanoseconds, keeping the integer seconds exact first. */
+/** Unix nanoseconds to seconds: one correctly rounded conversion of the exact quotient. */
 export function nsToSeconds(ns: bigint): number {
-  return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+  return scaleExact(ns, 9);
 }
 
 /** A unix-nanosecond string; "0" means unset and gives undefined. */
@@ -109,24 +109,32 @@ export function unixNsSeconds(v: unknown, field: string): number | undefined {
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * An RFC3339 time with 0-9 fractional digits, as unix seconds. "" and the proto zero time
- * ("0001-01-01T00:00:00Z") mean unset and give undefined.
+ * An RFC3339 time with 0-9 fractional digits, as exact unix nanoseconds. "" and the proto zero
+ * time ("0001-01-01T00:00:00Z") mean unset and give undefined.
  */
-export function rfc3339Seconds(v: unknown, field: string): number | undefined {
+export function rfc3339Nanos(v: unknown, field: string): bigint | undefined {
   if (typeof v !== 'string') throw new FieldError(field, 'an RFC3339 time string', v);
   if (v === '') return undefined;
   const m = RFC3339.exec(v);
   if (!m) throw new FieldError(field, 'an RFC3339 time string', v);
   const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
   if (Number(y) <= 1) return undefined; // year 1: Go's zero time, i.e. unset
-  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d)); // not Date.UTC: it maps years 0-99 to 1900-1999
+  date.setUTCHours(Number(h), Number(mi), Number(s));
+  let ms = date.getTime();
   if (Number.isNaN(ms)) throw new FieldError(field, 'an RFC3339 time string', v);
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
     ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
   }
-  const fracSeconds = frac ? Number(frac.padEnd(9, '0')) / 1e9 : 0;
-  return ms / 1000 + fracSeconds;
+  return BigInt(ms) * 1_000_000n + BigInt((frac ?? '').padEnd(9, '0'));
+}
+
+/** The same time as unix seconds (one rounding from the exact nanoseconds). */
+export function rfc3339Seconds(v: unknown, field: string): number | undefined {
+  const ns = rfc3339Nanos(v, field);
+  return ns === undefined ? undefined : nsToSeconds(ns);
 }
 
 /** The JSON object at `field`, or a FieldError. */
