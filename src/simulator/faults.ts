@@ -52,8 +52,13 @@ export interface FaultState {
   /** Consensus peers pinned to this number (null: they wander as usual). */
   fixedPeers: number | null;
   networkHistoryDisabled: boolean;
-  /** `/markets` answers 404, as real data nodes do since v0.63. */
-  marketsLegacy404: boolean;
+  /**
+   * Serve core's `GET /markets` (200). Off by default: real data nodes answer 404 there since v0.63;
+   * on, the simulator behaves like the specification's node (the exporter's first try succeeds).
+   */
+  marketsCore: boolean;
+  /** Some markets carry non-finite doubles ("NaN", "Infinity") in their risk parameters, as real nodes may. */
+  nonFiniteDoubles: boolean;
   /** Strip X-Block-Height / X-Block-Timestamp everywhere, as a proxy might. */
   stripFreshnessHeaders: boolean;
   /** The chain is replaying: genesisTime and chainId are "", status REPLAYING. */
@@ -69,7 +74,8 @@ export function defaultFaults(): FaultState {
     peersZero: false,
     fixedPeers: null,
     networkHistoryDisabled: false,
-    marketsLegacy404: false,
+    marketsCore: false,
+    nonFiniteDoubles: false,
     stripFreshnessHeaders: false,
     replaying: false,
     rateLimit: { enabled: false, rps: 20, burst: 100, banAfter: 10, banSeconds: 600 },
@@ -79,7 +85,7 @@ export function defaultFaults(): FaultState {
 
 export class FaultError extends Error {}
 
-const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsLegacy404', 'stripFreshnessHeaders', 'replaying'] as const;
+const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying'] as const;
 const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'unknownEnums', 'missingFreshnessHeaders'] as const;
 
 function isObj(v: unknown): v is Record<string, unknown> {
