@@ -163,16 +163,16 @@ interface ValidMarket { m: Json; path: string; state: string; mode: string; fact
 
 /** The markets whose identity, state, mode and decimals parse; the others are skipped. */
 export function validMarkets(markets: readonly unknown[], skips: RowSkips): ValidMarket[] {
-  const good: ValidMarket[] = [];
+  const good = new Map<string, ValidMarket>();
   markets.forEach((raw, i) => {
     const path = `markets[${i}]`;
     const v = skips.row(() => {
       const m = obj(raw, path);
       return { m, path, state: enumValue(m.state, `${path}.state`), mode: enumValue(m.tradingMode, `${path}.tradingMode`), facts: marketFacts(m, path) };
     });
-    if (v) good.push(v);
+    if (v && !good.has(v.facts.id)) good.set(v.facts.id, v); // a market listed twice counts once
   });
-  return good;
+  return [...good.values()];
 }
 
 function codeOf(m: Json): string {

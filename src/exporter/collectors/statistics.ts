@@ -2,7 +2,7 @@
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { CHAIN_STATUS } from '../../shared/enums.js';
-import { enumValue, headerU64, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
+import { enumValue, headerU64, i32, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u64 } from '../upstream/convert.js';
 import { oneHot } from '../upstream/scale.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
@@ -87,7 +87,7 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
   if (current !== undefined && block !== undefined) push(M.blockStaleness, current > block ? nsToSeconds(current - block) : 0);
   for (const [kind, k] of SUBSCRIPTIONS) {
     // Older nodes omit some subscription counters; absent stays absent.
-    if (k in s) push(M.subscriptions, u32(f(k), `statistics.${k}`), kind);
+    if (k in s) push(M.subscriptions, i32(f(k), `statistics.${k}`), kind);
   }
 
   const status = enumValue(f('status'), 'statistics.status');
