@@ -6,7 +6,7 @@
  */
 import type { Rng } from './rng.js';
 import { NODE_SIGNATURE_KIND, ORDER_REJECT_REASONS, PEGGED_REFERENCE, SIDE, TIME_IN_FORCE } from '../shared/enums.js';
-import { BASES, ODD, type MarketRec, type OrderRec, type OrderVersion, type PositionRec, type RotationRec } from './model.js';
+import { BASES, ODD, type MarketRec, type OrderRec, type PositionRec, type RotationRec } from './model.js';
 import type { SimNetwork } from './network.js';
 
 const DAY_NS = 86_400n * 1_000_000_000n;
@@ -58,8 +58,9 @@ export function makeMarket(net: SimNetwork, rng: Rng, i: number): MarketRec {
     state,
     tradingMode: state === 'STATE_PENDING' ? 'TRADING_MODE_OPENING_AUCTION' : state === 'STATE_SUSPENDED' ? 'TRADING_MODE_MONITORING_AUCTION' : 'TRADING_MODE_CONTINUOUS',
     decimalPlaces: rng.int(0, 6),
-    // Negative on some markets: sizes in hundreds (real size = size * 10^2).
-    positionDecimalPlaces: i % 5 === 1 ? -2 : rng.int(-2, 4),
+    // Negative on some markets: sizes in hundreds (real size = size * 10^2). Drawn always, so the
+    // values drawn after it stay those of the same seed.
+    positionDecimalPlaces: ((pdp) => (i % 5 === 1 ? -2 : pdp))(rng.int(-2, 4)),
     fees: { makerFee: '0.0002', infrastructureFee: '0.0005', liquidityFee: (rng.int(1, 40) / 10000).toString() },
     linearSlippageFactor: '0.001',
     quadraticSlippageFactor: '0',
@@ -130,18 +131,8 @@ export function makeOrder(net: SimNetwork, rng: Rng, createdAt: bigint): OrderRe
   const rejected = rng.chance(0.05);
   const size = BigInt(rng.int(1, 10_000));
   const createdUs = (createdAt / 1000n) * 1000n; // order times are truncated to microseconds
-  const first: OrderVersion = {
-    version: 1,
-    price: orderPrice(rng, rng.chance(0.17)),
-    size,
-    remaining: rejected ? 0n : size,
-    status: rejected ? 'STATUS_REJECTED' : 'STATUS_ACTIVE',
-    ...(rejected ? { reason: rng.pick(ORDER_REJECT_REASONS) } : {}),
-    createdAt: createdUs,
-    updatedAt: 0n,
-    expiresAt: tif === 'TIME_IN_FORCE_GTT' ? createdUs + DAY_NS : 0n,
-  };
-  return {
+  // Fields in the order the seed has always drawn them; the price's magnitude is drawn last.
+  const order: OrderRec = {
     seq: net.nextSeq(),
     id: rng.hex(32),
     marketId: market?.id ?? '',
@@ -154,8 +145,23 @@ export function makeOrder(net: SimNetwork, rng: Rng, createdAt: bigint): OrderRe
     pegged: rng.chance(0.2) ? { reference: rng.pick(PEGGED_REFERENCE.slice(1)), offset: String(rng.int(1, 500)) } : null,
     postOnly: rng.chance(0.1),
     reduceOnly: false,
-    versions: [first],
+    versions: [
+      {
+        version: 1,
+        price: BigInt(rng.int(1, 5_000_000)),
+        size,
+        remaining: rejected ? 0n : size,
+        status: rejected ? 'STATUS_REJECTED' : 'STATUS_ACTIVE',
+        ...(rejected ? { reason: rng.pick(ORDER_REJECT_REASONS) } : {}),
+        createdAt: createdUs,
+        updatedAt: 0n,
+        expiresAt: tif === 'TIME_IN_FORCE_GTT' ? createdUs + DAY_NS : 0n,
+      },
+    ],
   };
+  const first = order.versions[0]!;
+  if (rng.chance(0.17)) first.price = first.price * 10n ** 16n + BigInt(rng.int(0, 999_999)); // beyond 2^64
+  return order;
 }
 
 /** A long-lived order: created weeks ago, amended `n` times since (one version per amendment). */
