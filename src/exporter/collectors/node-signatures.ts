@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { hex64, timing } from '../config/fields.js';
-import { enumValue, obj, str } from '../upstream/convert.js';
+import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
@@ -24,6 +24,7 @@ export class NodeSignaturesCollector implements Collector {
         nodes.forEach((node, i) => {
           const row = skips.row(() => {
             const n = obj(node, at(i));
+            hexId(n.id, `${at(i)}.id`); // the resource id: a row that names none is not trusted
             return { sig: str(n.sig, `${at(i)}.sig`), kind: enumValue(n.kind, `${at(i)}.kind`) };
           });
           if (!row || sigs.has(row.sig)) return; // bad, or repeated across pages

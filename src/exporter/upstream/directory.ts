@@ -23,7 +23,8 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
     id: hexId(m.id, `${path}.id`),
     decimalPlaces: Number(u64(m.decimalPlaces, `${path}.decimalPlaces`)),
     positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
-    settlementAsset: typeof asset === 'string' ? asset : '',
+    // An asset id is 64 hex characters; "" (no product) means unknown.
+    settlementAsset: asset === '' ? '' : hexId(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
   };
 }
 
