@@ -20,11 +20,6 @@ export function i64(v: unknown, field: string): bigint {
   return BigInt(v);
 }
 
-export function u32(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffff_ffff) throw new FieldError(field, 'a uint32 number', v);
-  return v;
-}
-
 /** A proto int32 (the reference's "integer/int32"): a JSON integer in the signed 32-bit range. */
 export function i32(v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new FieldError(field, 'an int32 number', v);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as shared from '../../src/shared/enums.js';
-import { ENUMS } from './schema.js';
+import { ENUMS } from '../contract/schema.js';
 
 const SAME: [keyof typeof shared, keyof typeof ENUMS][] = [
   ['CHAIN_STATUS', 'ChainStatus'],

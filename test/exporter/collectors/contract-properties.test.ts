@@ -8,15 +8,15 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COLLECTORS } from '../../src/exporter/collectors/index.js';
-import type { AnyCollectorModule } from '../../src/exporter/collectors/define.js';
-import type { CollectContext } from '../../src/exporter/collectors/types.js';
-import { SeriesStore } from '../../src/exporter/exposition/store.js';
-import { sampleLine } from '../../src/exporter/exposition/render.js';
-import { Directory } from '../../src/exporter/upstream/directory.js';
-import { UpstreamHttpError } from '../../src/exporter/errors.js';
-import { arbitraryFor } from './arbitraries.js';
-import type { RouteKey } from './schema.js';
+import { COLLECTORS } from '../../../src/exporter/collectors/index.js';
+import type { AnyCollectorModule } from '../../../src/exporter/collectors/define.js';
+import type { CollectContext } from '../../../src/exporter/collectors/types.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { sampleLine } from '../../../src/exporter/exposition/render.js';
+import { Directory } from '../../../src/exporter/upstream/directory.js';
+import { UpstreamHttpError } from '../../../src/exporter/errors.js';
+import { arbitraryFor } from '../../contract/arbitraries.js';
+import type { RouteKey } from '../../contract/schema.js';
 
 const RUNS = 200;
 const POOL = ['0', '1', '2', '3'].map((c) => c.repeat(64));
