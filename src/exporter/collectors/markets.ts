@@ -202,14 +202,8 @@ export class MarketsCollector implements Collector {
       }
     } else {
       markets = [];
-      const seen = new Set<unknown>();
-      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => {
-        for (const n of nodes) {
-          const id = n !== null && typeof n === 'object' ? (n as Json).id : undefined;
-          if (id === undefined || !seen.has(id)) markets.push(n); // repeated across pages
-          seen.add(id);
-        }
-      });
+      // A market repeated across pages is counted once by validMarkets().
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => void markets.push(...nodes));
       pages = r.pages;
       truncated = r.truncated;
     }
