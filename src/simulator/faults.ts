@@ -27,6 +27,8 @@ export interface EndpointFaults {
   /** Pads the body with this many bytes (still valid JSON). */
   oversizedBody?: number;
   wrongTypes?: boolean;
+  /** One row of each list answer carries an id that is not an id ("not-an-id"); the others are intact. */
+  badRow?: boolean;
   unknownEnums?: boolean;
   missingFreshnessHeaders?: boolean;
   pagination?: PaginationFaults;
@@ -86,7 +88,7 @@ export function defaultFaults(): FaultState {
 export class FaultError extends Error {}
 
 const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying'] as const;
-const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'unknownEnums', 'missingFreshnessHeaders'] as const;
+const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'badRow', 'unknownEnums', 'missingFreshnessHeaders'] as const;
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -181,6 +183,19 @@ export function mangleTypes(value: unknown): unknown {
   if (typeof value === 'number') return 'not-a-number';
   if (typeof value === 'boolean') return 'yes';
   return value;
+}
+
+/** Break the first row of the first list in a body: its id fields become "not-an-id". */
+export function badRow(value: unknown): unknown {
+  const copy = structuredClone(value);
+  const find = (v: unknown): Record<string, unknown> | undefined => {
+    if (Array.isArray(v)) return isObj(v[0]) ? ((isObj(v[0].node) ? v[0].node : v[0]) as Record<string, unknown>) : undefined;
+    if (isObj(v)) for (const e of Object.values(v)) { const r = find(e); if (r) return r; }
+    return undefined;
+  };
+  const row = find(copy);
+  for (const k of ['id', 'marketId', 'nodeId']) if (row && typeof row[k] === 'string') row[k] = 'not-an-id';
+  return copy;
 }
 
 /** Rewrite enum names to integers, as a node does for values its descriptor does not know. */

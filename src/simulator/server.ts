@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
-  FaultError, applyFaultPatch, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
+  FaultError, applyFaultPatch, badRow, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
 } from './faults.js';
 import { SimNetwork, type NetworkFaults, type SimOptions } from './network.js';
 import { matchRoute } from './routes.js';
@@ -111,6 +111,7 @@ export class Simulator {
       body = match.route.handle({ net: this.net, faults: this.faults, query: url.searchParams, params: match.params, pageFaults: ef.pagination ?? {} });
       if (ef.unknownEnums) body = unknownEnums(body);
       if (ef.wrongTypes) body = mangleTypes(body);
+      if (ef.badRow) body = badRow(body);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       status = err.httpStatus;

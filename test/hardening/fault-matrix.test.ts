@@ -84,6 +84,10 @@ export const ROWS: Row[] = [
   { fault: 'chain replaying (unset sentinels)', patch: { replaying: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false) },
   { fault: '/markets answers 404 (a data node)', patch: { marketsCore: false }, collector: 'markets', expect: 1 },
   { fault: 'core /markets served', patch: { marketsCore: true }, collector: 'markets', expect: 1 },
+  { fault: 'one market row with an id that is not an id', patch: { endpoints: { markets: { badRow: true } } }, collector: 'markets', expect: 1, check: (m) => {
+    expect(m.value('vega_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' })).toBeGreaterThanOrEqual(1);
+    expect(m.all('vega_market_info').length).toBe(sim.net.markets.length - 1); // the others are exported
+  } },
   { fault: 'non-finite risk parameters', patch: { nonFiniteDoubles: true }, collector: 'markets', expect: 1, check: (m) => {
     expect(m.all('vega_market_info').length).toBe(sim.net.markets.length); // no market lost
     expect(m.all('vega_market_risk_parameter').length).toBeLessThan(5 * sim.net.markets.length); // the NaN ones are absent
