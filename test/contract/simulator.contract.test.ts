@@ -63,7 +63,7 @@ afterAll(() => {
     if (!seen.has(k)) { seen.add(k); lines.push(k); }
   }
   // eslint-disable-next-line no-console
-  console.log(`\nsimulator deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
+  console.log(`\n${validated} simulator answers validated; deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
 });
 
 const fieldOf = (path: PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? '[]' : String(p))).join('.').replace(/\.\[\]/g, '[]');
@@ -80,7 +80,9 @@ function describeGot(body: unknown, path: PropertyKey[]): string {
 }
 
 /** validate a body; record every issue as a deviation; return this call's deviations */
+let validated = 0;
 function check(endpoint: string, schema: z.ZodType, body: unknown): Deviation[] {
+  validated++;
   const r = schema.safeParse(body);
   if (r.success) return [];
   const out: Deviation[] = [];
