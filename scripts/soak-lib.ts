@@ -33,7 +33,8 @@ const FAULTS: object[] = [
   { datanodeLagBlocks: 500 },
   { stripFreshnessHeaders: true },
   { networkHistoryDisabled: true },
-  { marketsLegacy404: true },
+  { marketsCore: true },
+  { nonFiniteDoubles: true },
 ];
 
 export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow) => void = () => {}): Promise<{ rows: SoakRow[]; summary: { ok: boolean; heapGrowthMiB: number; seriesMax: number; seriesMin: number; handleGrowth: number } }> {

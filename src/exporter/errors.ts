@@ -44,7 +44,8 @@ export class UpstreamHttpError extends ExporterError {
 
 /** A field of an upstream response with the wrong type or format. Names the field, not the value. */
 export class FieldError extends ExporterError {
-  constructor(readonly field: string, expected: string, got: unknown) {
+  /** `reason` is how a skipped row is counted: a malformed id, or any other bad field. */
+  constructor(readonly field: string, expected: string, got: unknown, readonly reason: 'bad_field' | 'bad_id' = 'bad_field') {
     super('UPSTREAM_BAD_FIELD', `field ${field}: expected ${expected}, got ${describe(got)}`);
   }
 }

@@ -35,7 +35,10 @@ const USAGE = `Usage: npm run simulator -- [options]
   --network-history-peers <n>
   --large-counters              start order/trade totals above 2^53
   --faults <json>               fault state patch, as PUT /__sim/faults takes it
-  --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled  --markets-404
+  --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled
+  --markets-core                serve core's GET /markets (a data node answers 404 there: the default)
+  --markets-404                 the default; kept for old scripts
+  --non-finite-doubles          "NaN"/"Infinity" risk parameters on some markets
   --strip-freshness-headers  --replaying  --rate-limit`;
 
 export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
@@ -52,6 +55,8 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
       'peers-zero': { type: 'boolean' },
       'network-history-disabled': { type: 'boolean' },
       'markets-404': { type: 'boolean' },
+      'markets-core': { type: 'boolean' },
+      'non-finite-doubles': { type: 'boolean' },
       'strip-freshness-headers': { type: 'boolean' },
       replaying: { type: 'boolean' },
       'rate-limit': { type: 'boolean' },
@@ -79,7 +84,8 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
   if (values['datanode-lag'] !== undefined) faults.datanodeLagBlocks = int('datanode-lag', values['datanode-lag']);
   if (values['peers-zero']) faults.peersZero = true;
   if (values['network-history-disabled']) faults.networkHistoryDisabled = true;
-  if (values['markets-404']) faults.marketsLegacy404 = true;
+  if (values['markets-core']) faults.marketsCore = true;
+  if (values['non-finite-doubles']) faults.nonFiniteDoubles = true;
   if (values['strip-freshness-headers']) faults.stripFreshnessHeaders = true;
   if (values.replaying) faults.replaying = true;
   if (values['rate-limit']) faults.rateLimit = true;

@@ -27,6 +27,8 @@ export interface EndpointFaults {
   /** Pads the body with this many bytes (still valid JSON). */
   oversizedBody?: number;
   wrongTypes?: boolean;
+  /** One row of each list answer carries an id that is not an id ("not-an-id"); the others are intact. */
+  badRow?: boolean;
   unknownEnums?: boolean;
   missingFreshnessHeaders?: boolean;
   pagination?: PaginationFaults;
@@ -52,8 +54,13 @@ export interface FaultState {
   /** Consensus peers pinned to this number (null: they wander as usual). */
   fixedPeers: number | null;
   networkHistoryDisabled: boolean;
-  /** `/markets` answers 404, as real data nodes do since v0.63. */
-  marketsLegacy404: boolean;
+  /**
+   * Serve core's `GET /markets` (200). Off by default: real data nodes answer 404 there since v0.63;
+   * on, the simulator behaves like the specification's node (the exporter's first try succeeds).
+   */
+  marketsCore: boolean;
+  /** Some markets carry non-finite doubles ("NaN", "Infinity") in their risk parameters, as real nodes may. */
+  nonFiniteDoubles: boolean;
   /** Strip X-Block-Height / X-Block-Timestamp everywhere, as a proxy might. */
   stripFreshnessHeaders: boolean;
   /** The chain is replaying: genesisTime and chainId are "", status REPLAYING. */
@@ -69,7 +76,8 @@ export function defaultFaults(): FaultState {
     peersZero: false,
     fixedPeers: null,
     networkHistoryDisabled: false,
-    marketsLegacy404: false,
+    marketsCore: false,
+    nonFiniteDoubles: false,
     stripFreshnessHeaders: false,
     replaying: false,
     rateLimit: { enabled: false, rps: 20, burst: 100, banAfter: 10, banSeconds: 600 },
@@ -79,8 +87,8 @@ export function defaultFaults(): FaultState {
 
 export class FaultError extends Error {}
 
-const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsLegacy404', 'stripFreshnessHeaders', 'replaying'] as const;
-const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'unknownEnums', 'missingFreshnessHeaders'] as const;
+const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying'] as const;
+const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'badRow', 'unknownEnums', 'missingFreshnessHeaders'] as const;
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -175,6 +183,19 @@ export function mangleTypes(value: unknown): unknown {
   if (typeof value === 'number') return 'not-a-number';
   if (typeof value === 'boolean') return 'yes';
   return value;
+}
+
+/** Break the first row of the first list in a body: its id fields become "not-an-id". */
+export function badRow(value: unknown): unknown {
+  const copy = structuredClone(value);
+  const find = (v: unknown): Record<string, unknown> | undefined => {
+    if (Array.isArray(v)) return isObj(v[0]) ? ((isObj(v[0].node) ? v[0].node : v[0]) as Record<string, unknown>) : undefined;
+    if (isObj(v)) for (const e of Object.values(v)) { const r = find(e); if (r) return r; }
+    return undefined;
+  };
+  const row = find(copy);
+  for (const k of ['id', 'marketId', 'nodeId']) if (row && typeof row[k] === 'string') row[k] = 'not-an-id';
+  return copy;
 }
 
 /** Rewrite enum names to integers, as a node does for values its descriptor does not know. */

@@ -4,7 +4,10 @@
  * unset messages as null, unset optional fields omitted.
  */
 import { ZERO_TIME, formatRfc3339Nano } from '../shared/time.js';
-import type { MarketRec, OrderRec, OrderVersion, PositionRec, RotationRec, SignatureRec, PartyRec, SimNetwork } from './network.js';
+import type { AssetRec, OrderRec, OrderVersion, PositionRec, RotationRec, SignatureRec, PartyRec } from './model.js';
+import type { SimNetwork } from './network.js';
+
+export { marketJson } from './market-json.js';
 
 const u = (v: number | bigint): string => v.toString();
 
@@ -118,171 +121,19 @@ export function orderJson(o: OrderRec, v: OrderVersion): Record<string, unknown>
     liquidityProvisionId: '',
     postOnly: o.postOnly,
     reduceOnly: o.reduceOnly,
-    icebergOrder: null,
+    // icebergOrder is a proto3 optional field: omitted when unset.
   };
   if (v.reason !== undefined) out.reason = v.reason; // present only on rejected orders
   return out;
 }
 
-function oracleSpec(m: MarketRec, id: string, property: string, decimals: number): Record<string, unknown> {
+/** GET /api/v2/asset/{id}: an ERC-20 asset (the details oneof set to erc20). */
+export function assetJson(a: AssetRec): Record<string, unknown> {
   return {
-    id,
-    createdAt: u(m.createdNs),
-    lastUpdated: '0',
-    data: {
-      external: {
-        oracle: {
-          signers: [{ ethAddress: { address: m.oracleSigner } }],
-          filters: [
-            {
-              key: { name: property, type: 'PROPERTY_KEY_TYPE_INTEGER', numberDecimalPlaces: u(decimals) },
-              conditions: [{ operator: 'OPERATOR_GREATER_THAN', value: '0' }],
-            },
-          ],
-        },
-      },
+    asset: {
+      id: a.id,
+      details: { name: a.symbol, symbol: a.symbol, decimals: String(a.decimals), quantum: '1', erc20: { contractAddress: `0x${a.id.slice(0, 40)}`, lifetimeLimit: '0', withdrawThreshold: '0', chainId: '1' } },
+      status: 'STATUS_ENABLED',
     },
-    status: 'STATUS_ACTIVE',
-  };
-}
-
-function timeTriggerSpec(m: MarketRec, id: string): Record<string, unknown> {
-  return {
-    id,
-    createdAt: u(m.createdNs),
-    lastUpdated: '0',
-    data: {
-      internal: {
-        timeTrigger: {
-          conditions: [{ operator: 'OPERATOR_GREATER_THAN_OR_EQUAL', value: '0' }],
-          triggers: [{ initial: u(m.timestamps.proposed / 1_000_000_000n), every: '28800' }],
-        },
-      },
-    },
-    status: 'STATUS_ACTIVE',
-  };
-}
-
-function productJson(m: MarketRec): Record<string, unknown> {
-  if (m.product === 'spot') {
-    return { spot: { baseAsset: m.baseAsset, quoteAsset: m.settlementAsset, name: m.name } };
-  }
-  const binding = { settlementDataProperty: 'prices.value', tradingTerminationProperty: 'vegaprotocol.builtin.timestamp' };
-  if (m.product === 'perpetual') {
-    return {
-      perpetual: {
-        settlementAsset: m.settlementAsset,
-        quoteName: m.quoteName,
-        marginFundingFactor: '0.9',
-        interestRate: '0.1095',
-        clampLowerBound: '-0.0005',
-        clampUpperBound: '0.0005',
-        dataSourceSpecForSettlementSchedule: timeTriggerSpec(m, m.specIds[1]),
-        dataSourceSpecForSettlementData: oracleSpec(m, m.specIds[0], 'prices.value', m.decimalPlaces),
-        dataSourceSpecBinding: { settlementDataProperty: 'prices.value', settlementScheduleProperty: 'vegaprotocol.builtin.timetrigger' },
-        fundingRateScalingFactor: '1',
-        fundingRateLowerBound: '-0.001',
-        fundingRateUpperBound: '0.001',
-        internalCompositePriceConfig: null,
-      },
-    };
-  }
-  return {
-    future: {
-      settlementAsset: m.settlementAsset,
-      quoteName: m.quoteName,
-      dataSourceSpecForSettlementData: oracleSpec(m, m.specIds[0], 'prices.value', m.decimalPlaces),
-      dataSourceSpecForTradingTermination: oracleSpec(m, m.specIds[1], 'trading.terminated', 0),
-      dataSourceSpecBinding: binding,
-      cap: null,
-    },
-  };
-}
-
-export function marketJson(m: MarketRec): Record<string, unknown> {
-  const risk =
-    m.risk.kind === 'logNormal'
-      ? {
-          logNormalRiskModel: {
-            riskAversionParameter: m.risk.riskAversionParameter,
-            tau: m.risk.tau,
-            params: { mu: m.risk.mu, r: m.risk.r, sigma: m.risk.sigma },
-            riskFactorOverride: null,
-          },
-        }
-      : {
-          simpleRiskModel: {
-            params: {
-              factorLong: m.risk.factorLong,
-              factorShort: m.risk.factorShort,
-              maxMoveUp: m.risk.maxMoveUp,
-              minMoveDown: m.risk.minMoveDown,
-              probabilityOfTrading: m.risk.probabilityOfTrading,
-            },
-          },
-        };
-  return {
-    id: m.id,
-    tradableInstrument: {
-      instrument: { id: '', code: m.code, name: m.name, metadata: { tags: m.tags }, ...productJson(m) },
-      marginCalculator: { scalingFactors: { ...m.scaling }, fullyCollateralised: false },
-      ...risk,
-    },
-    decimalPlaces: u(m.decimalPlaces),
-    fees: {
-      factors: { ...m.fees, treasuryFee: '0', buyBackFee: '0' },
-      liquidityFeeSettings: { method: 'METHOD_MARGINAL_COST', feeConstant: null },
-    },
-    openingAuction: { duration: u(m.openingAuction.duration), volume: u(m.openingAuction.volume) },
-    priceMonitoringSettings: {
-      parameters: {
-        triggers: m.triggers.map((t) => ({ horizon: u(t.horizon), probability: t.probability, auctionExtension: u(t.auctionExtension) })),
-      },
-    },
-    liquidityMonitoringParameters: {
-      targetStakeParameters: { timeWindow: u(m.targetStake.timeWindow), scalingFactor: m.targetStake.scalingFactor },
-      triggeringRatio: '0',
-      auctionExtension: '1',
-    },
-    tradingMode: m.tradingMode,
-    state: m.state,
-    marketTimestamps: {
-      proposed: u(m.timestamps.proposed),
-      pending: u(m.timestamps.pending),
-      open: u(m.timestamps.open),
-      close: u(m.timestamps.close),
-    },
-    positionDecimalPlaces: u(m.positionDecimalPlaces),
-    lpPriceRange: m.lpPriceRange,
-    linearSlippageFactor: m.linearSlippageFactor,
-    quadraticSlippageFactor: m.quadraticSlippageFactor,
-    parentMarketId: '',
-    insurancePoolFraction: '',
-    successorMarketId: '',
-    liquiditySlaParams: {
-      priceRange: m.lpPriceRange,
-      commitmentMinTimeFraction: '0.5',
-      performanceHysteresisEpochs: '1',
-      slaCompetitionFactor: '0.8',
-    },
-    liquidationStrategy: {
-      disposalTimeStep: '10',
-      disposalFraction: '0.1',
-      fullDisposalSize: '50',
-      maxFractionConsumed: '0.05',
-      disposalSlippageRange: '0.03',
-    },
-    markPriceConfiguration: {
-      decayWeight: '0',
-      decayPower: '0',
-      cashAmount: '0',
-      sourceWeights: [],
-      sourceStalenessTolerance: [],
-      compositePriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE',
-      dataSourcesSpec: [],
-      dataSourcesSpecBinding: [],
-    },
-    tickSize: '1',
-    enableTransactionReordering: true,
   };
 }

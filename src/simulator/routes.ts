@@ -7,6 +7,7 @@ import type { Endpoint, FaultState } from './faults.js';
 import type { SimNetwork } from './network.js';
 import { paginate, parsePageRequest, singleParam, type PaginationFaults } from './pagination.js';
 import {
+  assetJson,
   marketJson, networkHistoryJson, orderJson, partyJson, positionJson, rotationJson, signatureJson, statisticsJson,
 } from './records.js';
 
@@ -71,16 +72,16 @@ export const ROUTES: Route[] = [
     endpoint: 'markets',
     pattern: /^\/markets$/,
     handle: ({ net, faults, query }) => {
-      if (faults.marketsLegacy404) throw gatewayError(GRPC.NotFound, 'Not Found');
+      if (!faults.marketsCore) throw gatewayError(GRPC.NotFound, 'Not Found'); // a data node: only core serves it
       const id = singleParam(query, 'market');
       const rows = id ? net.markets.filter((m) => m.id === id) : net.markets;
-      return { markets: rows.map(marketJson) };
+      return { markets: rows.map((m) => marketJson(m, net.faults.nonFiniteDoubles)) };
     },
   },
   {
     endpoint: 'markets',
     pattern: /^\/api\/v2\/markets$/,
-    handle: ({ net, query, pageFaults }) => ({ markets: paginate(net.markets, parsePageRequest(query), marketJson, pageFaults) }),
+    handle: ({ net, query, pageFaults }) => ({ markets: paginate(net.markets, parsePageRequest(query), (m) => marketJson(m, net.faults.nonFiniteDoubles), pageFaults) }),
   },
   {
     endpoint: 'markets',
@@ -90,7 +91,7 @@ export const ROUTES: Route[] = [
       requireHexId(id, 'market ID');
       const m = net.markets.find((x) => x.id === id);
       if (!m) throw datanodeError(GRPC.NotFound, DETAIL.notFound, 'market does not exist');
-      return { market: marketJson(m) };
+      return { market: marketJson(m, net.faults.nonFiniteDoubles) };
     },
   },
   {
@@ -156,13 +157,7 @@ export const ROUTES: Route[] = [
       requireHexId(id, 'asset ID');
       const a = net.assets.find((x) => x.id === id);
       if (!a) throw datanodeError(GRPC.NotFound, DETAIL.notFound, 'asset not found');
-      return {
-        asset: {
-          id: a.id,
-          details: { name: a.symbol, symbol: a.symbol, decimals: String(a.decimals), quantum: '1', erc20: { contractAddress: `0x${a.id.slice(0, 40)}`, lifetimeLimit: '0', withdrawThreshold: '0' } },
-          status: 'STATUS_ENABLED',
-        },
-      };
+      return assetJson(a);
     },
   },
   {

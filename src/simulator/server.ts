@@ -8,22 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
-  FaultError, applyFaultPatch, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
+  FaultError, applyFaultPatch, badRow, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
 } from './faults.js';
 import { SimNetwork, type NetworkFaults, type SimOptions } from './network.js';
 import { matchRoute } from './routes.js';
+import { RateLimiter } from './rate-limit.js';
 
 export interface SimulatorOptions extends Partial<SimOptions> {
   host?: string;
   port?: number;
   faults?: unknown;
-}
-
-interface Bucket {
-  tokens: number;
-  at: number;
-  refused: number;
-  bannedUntil: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +28,7 @@ export class Simulator {
   /** Requests served, by endpoint (tests use this to count what a poll cost upstream). */
   readonly requestCounts = new Map<string, number>();
   private readonly server: http.Server;
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly limiter = new RateLimiter();
   private readonly faultHits = new Map<string, number>();
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -109,7 +103,7 @@ export class Simulator {
     let status = 200;
     let body: unknown;
     try {
-      this.rateLimit(req, headers);
+      this.limiter.check(req.socket.remoteAddress ?? 'unknown', this.faults.rateLimit, headers);
       if (ef.latencyMs) await sleep(ef.latencyMs);
       if (req.method !== 'GET' && req.method !== 'HEAD') throw gatewayError(GRPC.Unimplemented, 'Method Not Allowed');
       if (!match) throw gatewayError(GRPC.NotFound, 'Not Found');
@@ -117,6 +111,7 @@ export class Simulator {
       body = match.route.handle({ net: this.net, faults: this.faults, query: url.searchParams, params: match.params, pageFaults: ef.pagination ?? {} });
       if (ef.unknownEnums) body = unknownEnums(body);
       if (ef.wrongTypes) body = mangleTypes(body);
+      if (ef.badRow) body = badRow(body);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       status = err.httpStatus;
@@ -149,45 +144,6 @@ export class Simulator {
         if (hits <= 3) throw gatewayError(GRPC.ResourceExhausted, 'rate limit exceeded', { 'ratelimit-limit': '20', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' });
         throw gatewayError(GRPC.PermissionDenied, 'banned for 600s', { 'ratelimit-retry-after': '600' });
     }
-  }
-
-  /** A per-IP token bucket like the node's (20/s, burst 100); refusing too often earns a ban. */
-  private rateLimit(req: http.IncomingMessage, headers: Record<string, string>): void {
-    const rl = this.faults.rateLimit;
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    const now = Date.now();
-    let b = this.buckets.get(ip);
-    if (!b) {
-      b = { tokens: rl.burst, at: now, refused: 0, bannedUntil: 0 };
-      this.buckets.set(ip, b);
-    }
-    b.tokens = Math.min(rl.burst, b.tokens + ((now - b.at) / 1000) * rl.rps);
-    b.at = now;
-    headers['ratelimit-limit'] = String(rl.rps);
-    if (!rl.enabled) {
-      headers['ratelimit-remaining'] = String(Math.floor(b.tokens));
-      headers['ratelimit-reset'] = '1';
-      return;
-    }
-    if (b.bannedUntil > now) {
-      const left = Math.ceil((b.bannedUntil - now) / 1000);
-      throw gatewayError(GRPC.PermissionDenied, `banned for ${left}s`, { 'ratelimit-retry-after': String(left) });
-    }
-    if (b.tokens < 1) {
-      b.refused += 1;
-      if (b.refused > rl.banAfter) {
-        b.bannedUntil = now + rl.banSeconds * 1000;
-        b.refused = 0;
-        throw gatewayError(GRPC.PermissionDenied, `banned for ${rl.banSeconds}s`, { 'ratelimit-retry-after': String(rl.banSeconds) });
-      }
-      headers['ratelimit-remaining'] = '0';
-      headers['ratelimit-reset'] = String(Math.ceil((1 - b.tokens) / Math.max(1, rl.rps)));
-      throw gatewayError(GRPC.ResourceExhausted, 'rate limit exceeded');
-    }
-    b.tokens -= 1;
-    b.refused = 0;
-    headers['ratelimit-remaining'] = String(Math.floor(b.tokens));
-    headers['ratelimit-reset'] = String(Math.ceil((rl.burst - b.tokens) / Math.max(1, rl.rps)));
   }
 
   private async write(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, text: string, ef: EndpointFaults): Promise<void> {

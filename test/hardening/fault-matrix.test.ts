@@ -82,7 +82,16 @@ export const ROWS: Row[] = [
   { fault: 'network history disabled', patch: { networkHistoryDisabled: true }, collector: 'network_history', expect: 1, check: (m) => expect(m.value('vega_network_history_up', T)).toBe(0) },
   { fault: 'freshness headers missing', patch: { stripFreshnessHeaders: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_datanode_block_height')).toBe(false) },
   { fault: 'chain replaying (unset sentinels)', patch: { replaying: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false) },
-  { fault: '/markets answers 404', patch: { marketsLegacy404: true }, collector: 'markets', expect: 1 },
+  { fault: '/markets answers 404 (a data node)', patch: { marketsCore: false }, collector: 'markets', expect: 1 },
+  { fault: 'core /markets served', patch: { marketsCore: true }, collector: 'markets', expect: 1 },
+  { fault: 'one market row with an id that is not an id', patch: { endpoints: { markets: { badRow: true } } }, collector: 'markets', expect: 1, check: (m) => {
+    expect(m.value('vega_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' })).toBeGreaterThanOrEqual(1);
+    expect(m.all('vega_market_info').length).toBe(sim.net.markets.length - 1); // the others are exported
+  } },
+  { fault: 'non-finite risk parameters', patch: { nonFiniteDoubles: true }, collector: 'markets', expect: 1, check: (m) => {
+    expect(m.all('vega_market_info').length).toBe(sim.net.markets.length); // no market lost
+    expect(m.all('vega_market_risk_parameter').length).toBeLessThan(5 * sim.net.markets.length); // the NaN ones are absent
+  } },
   { fault: 'pagination: cursor loop', patch: { endpoints: { rotations: { pagination: { cursorLoop: true } } } }, setup: () => newRotations(3), collector: 'key_rotations', expect: 1, check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1) },
   { fault: 'pagination: hasNextPage stuck true', patch: { endpoints: { rotations: { pagination: { stuckHasNext: true } } } }, setup: () => newRotations(700), collector: 'key_rotations', expect: 1, check: (m) => {
     expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length);

@@ -27,7 +27,7 @@ const VALID: Record<string, unknown> = {
   statistics: { statistics: statisticsJson(net) },
   networkhistory: networkHistoryJson(net),
   rotation: rotationJson(net.rotations[0]!),
-  markets: net.markets.map(marketJson),
+  markets: net.markets.map((m) => marketJson(m)),
   position: positionJson(net.positions[0]!),
   order: { order: orderJson(net.orders[0]!, net.orders[0]!.versions[0]!) },
 };

@@ -86,8 +86,8 @@ describe('markets', () => {
     expect(m.value('vega_markets_over_limit', T)).toBe(0);
   });
 
-  it('falls back to /api/v2/markets when /markets answers 404, and remembers it', async () => {
-    const s = await sim({ seed: 51, markets: 7, faults: { marketsLegacy404: true } });
+  it('falls back to /api/v2/markets when /markets answers 404 (a data node: the default), and remembers it', async () => {
+    const s = await sim({ seed: 51, markets: 7 });
     const e = await exporter(s.url, { markets: { enabled: true } });
     let m = await scrape(e.url);
     expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);

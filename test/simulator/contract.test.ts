@@ -80,7 +80,12 @@ describe('shapes', () => {
     expect(empty.body.signatures).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: '', endCursor: '' } });
   });
 
-  it('markets: /markets unpaginated with ?market=, /api/v2/market/{id}, and the legacy-404 switch', async () => {
+  it('markets: /markets 404 as on a data node; with marketsCore unpaginated with ?market=; /api/v2/market/{id}', async () => {
+    const gone = await sim.json('/markets');
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ code: 5, message: 'Not Found', details: [] });
+    expect((await sim.json('/api/v2/markets')).status).toBe(200);
+    sim.patchFaults({ marketsCore: true });
     const all = await sim.json('/markets');
     expect(all.body.markets).toHaveLength(12);
     for (const m of all.body.markets) expectShape(m, MARKET);
@@ -91,14 +96,8 @@ describe('shapes', () => {
     expect(one.body.markets).toEqual([all.body.markets[3]]);
     const single = await sim.json(`/api/v2/market/${all.body.markets[3].id}`);
     expect(single.body.market).toEqual(all.body.markets[3]);
-
-    sim.patchFaults({ marketsLegacy404: true });
-    const gone = await sim.json('/markets');
-    expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ code: 5, message: 'Not Found', details: [] });
-    expect((await sim.json('/api/v2/markets')).status).toBe(200);
-    sim.patchFaults({ marketsLegacy404: false });
-    expect((await sim.json('/markets')).status).toBe(200);
+    sim.patchFaults({ marketsCore: false });
+    expect((await sim.json('/markets')).status).toBe(404);
   });
 
   it('orders: latest version by default, every version by number, rejection reason only when rejected', async () => {
@@ -282,11 +281,11 @@ describe('a living, seeded network', () => {
     try {
       c1.advance(45_000);
       c2.advance(45_000);
-      for (const p of ['/statistics', '/markets', '/api/v2/vega/keys/rotations', '/api/v2/positions', '/api/v2/parties']) {
+      for (const p of ['/statistics', '/api/v2/markets', '/api/v2/vega/keys/rotations', '/api/v2/positions', '/api/v2/parties']) {
         expect(await (await a.get(p)).text()).toBe(await (await b.get(p)).text());
       }
       const c = await withSim({ seed: 10, now: new ManualClock().now });
-      expect(await (await c.get('/markets')).text()).not.toBe(await (await a.get('/markets')).text());
+      expect(await (await c.get('/api/v2/markets')).text()).not.toBe(await (await a.get('/api/v2/markets')).text());
       await c.close();
     } finally {
       await a.close();

@@ -149,7 +149,7 @@ describe('endpoint faults', () => {
   it('unknown enum values come as integers', async () => {
     sim.patchFaults({ endpoints: { '*': { unknownEnums: true } } });
     expect((await stats()).body.statistics.status).toBe(99);
-    const m = (await sim.json('/markets')).body.markets[0];
+    const m = (await sim.json('/api/v2/markets')).body.markets.edges[0].node;
     expect(m.state).toBe(99);
     expect(m.tradingMode).toBe(99);
   });
@@ -207,8 +207,9 @@ describe('fault control', () => {
   });
 
   it('startup flags map to faults and scale knobs', () => {
-    const o = parseSimulatorArgs(['--port', '0', '--seed', '3', '--rotations', '100000', '--halt', '--datanode-lag', '12', '--markets-404', '--faults', '{"endpoints":{"statistics":{"latencyMs":5}}}']);
-    expect(o).toMatchObject({ port: 0, seed: 3, rotations: 100000, faults: { halted: true, datanodeLagBlocks: 12, marketsLegacy404: true, endpoints: { statistics: { latencyMs: 5 } } } });
+    const o = parseSimulatorArgs(['--port', '0', '--seed', '3', '--rotations', '100000', '--halt', '--datanode-lag', '12', '--markets-core', '--non-finite-doubles', '--faults', '{"endpoints":{"statistics":{"latencyMs":5}}}']);
+    expect(o).toMatchObject({ port: 0, seed: 3, rotations: 100000, faults: { halted: true, datanodeLagBlocks: 12, marketsCore: true, nonFiniteDoubles: true, endpoints: { statistics: { latencyMs: 5 } } } });
+    expect(parseSimulatorArgs(['--markets-404']).faults).toBeUndefined(); // the default now; accepted for old scripts
     expect(() => parseSimulatorArgs(['--rotations', 'many'])).toThrow(/--rotations/);
   });
 

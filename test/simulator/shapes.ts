@@ -24,6 +24,7 @@ export const PARTY: Shape = { id: 'hex64', alias: 'string', metadata: { array: {
 export const SIGNATURE: Shape = { id: 'hex64', sig: 'base64', kind: { enum: NODE_SIGNATURE_KIND } };
 
 export const POSITION: Shape = {
+  // Money fields are integer strings of any length (no 64-bit format): 'i64'/'u64' here only check the digits.
   marketId: 'hex64', partyId: 'hex64', openVolume: 'i64', realisedPnl: 'i64', unrealisedPnl: 'i64',
   averageEntryPrice: 'u64', updatedAt: 'unixns', lossSocialisationAmount: 'i64', positionStatus: { enum: POSITION_STATUS },
   takerFeesPaid: 'decimal', makerFeesReceived: 'decimal', feesPaid: 'decimal', takerFeesPaidSince: 'decimal',
@@ -35,12 +36,12 @@ export const ORDER: Shape = {
   timeInForce: { enum: TIME_IN_FORCE }, type: { enum: ORDER_TYPE }, createdAt: 'unixns', status: { enum: ORDER_STATUS },
   expiresAt: 'unixns', reference: 'string', 'reason?': 'string', updatedAt: 'unixns', version: 'u64', batchId: 'u64',
   peggedOrder: { nullable: { reference: { enum: PEGGED_REFERENCE }, offset: 'u64' } }, liquidityProvisionId: 'string',
-  postOnly: 'bool', reduceOnly: 'bool', icebergOrder: { nullable: {} },
+  postOnly: 'bool', reduceOnly: 'bool', 'icebergOrder?': { nullable: {} },
 };
 
 const CONDITION: Shape = { operator: 'string', value: 'string' };
 const DATA_SOURCE_SPEC: Shape = {
-  id: 'hex64', createdAt: 'unixns', lastUpdated: 'unixns', status: 'string',
+  id: 'hex64', createdAt: 'unixns', updatedAt: 'unixns', status: 'string',
   data: {
     'external?': { oracle: { signers: { array: { ethAddress: { address: 'string' } } }, filters: { array: { key: { name: 'string', type: 'string', numberDecimalPlaces: 'u64' }, conditions: { array: CONDITION } } } } },
     'internal?': { timeTrigger: { conditions: { array: CONDITION }, triggers: { array: { initial: 'i64', every: 'i64' } } } },
@@ -54,9 +55,9 @@ export const MARKET: Shape = {
       id: 'string', code: 'string', name: 'string', metadata: { tags: { array: 'string' } },
       'future?': { settlementAsset: 'hex64', quoteName: 'string', dataSourceSpecForSettlementData: DATA_SOURCE_SPEC, dataSourceSpecForTradingTermination: DATA_SOURCE_SPEC, dataSourceSpecBinding: { settlementDataProperty: 'string', tradingTerminationProperty: 'string' } },
       'perpetual?': { settlementAsset: 'hex64', quoteName: 'string', marginFundingFactor: 'decimal', interestRate: 'decimal', clampLowerBound: 'decimal', clampUpperBound: 'decimal', dataSourceSpecForSettlementSchedule: DATA_SOURCE_SPEC, dataSourceSpecForSettlementData: DATA_SOURCE_SPEC, dataSourceSpecBinding: { settlementDataProperty: 'string', settlementScheduleProperty: 'string' } },
-      'spot?': { baseAsset: 'hex64', quoteAsset: 'hex64', name: 'string' },
+      'spot?': { baseAsset: 'hex64', quoteAsset: 'hex64' },
     },
-    marginCalculator: { scalingFactors: { searchLevel: 'double', initialMargin: 'double', collateralRelease: 'double' }, fullyCollateralised: 'bool' },
+    marginCalculator: { scalingFactors: { searchLevel: 'double', initialMargin: 'double', collateralRelease: 'double' }, 'fullyCollateralised?': 'bool' },
     'logNormalRiskModel?': { riskAversionParameter: 'double', tau: 'double', params: { mu: 'double', r: 'double', sigma: 'double' } },
     'simpleRiskModel?': { params: { factorLong: 'double', factorShort: 'double', maxMoveUp: 'double', minMoveDown: 'double', probabilityOfTrading: 'double' } },
   },
@@ -72,10 +73,12 @@ export const MARKET: Shape = {
   lpPriceRange: 'decimal',
   linearSlippageFactor: 'decimal',
   quadraticSlippageFactor: 'decimal',
-  parentMarketId: 'string', insurancePoolFraction: 'decimal', successorMarketId: 'string',
-  liquiditySlaParams: { priceRange: 'decimal', commitmentMinTimeFraction: 'decimal', performanceHysteresisEpochs: 'u64', slaCompetitionFactor: 'decimal' },
+  'parentMarketId?': 'string', 'insurancePoolFraction?': 'decimal', 'successorMarketId?': 'string',
+  'liquiditySlaParams?': { priceRange: 'decimal', commitmentMinTimeFraction: 'decimal', performanceHysteresisEpochs: 'u64', slaCompetitionFactor: 'decimal' },
   tickSize: 'u64',
   enableTransactionReordering: 'bool',
+  'allowedEmptyAmmLevels?': 'u64',
+  allowedSellers: { array: 'string' },
 };
 
 export const PAGE_INFO: Shape = { hasNextPage: 'bool', hasPreviousPage: 'bool', startCursor: 'string', endCursor: 'string' };

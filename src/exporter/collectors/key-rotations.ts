@@ -5,11 +5,12 @@
  */
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
-import { obj, str, u64 } from '../upstream/convert.js';
+import { id, obj, str, u64 } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 /** The real data node path first; the specification's path when a node answers 404 there. */
@@ -23,7 +24,7 @@ export interface RotationRow {
 
 export function parseRotation(node: unknown, path: string): RotationRow {
   const n = obj(node, path);
-  return { nodeId: str(n.nodeId, `${path}.nodeId`), newPubKey: str(n.newPubKey, `${path}.newPubKey`), blockHeight: u64(n.blockHeight, `${path}.blockHeight`) };
+  return { nodeId: id(n.nodeId, `${path}.nodeId`), newPubKey: str(n.newPubKey, `${path}.newPubKey`), blockHeight: u64(n.blockHeight, `${path}.blockHeight`) };
 }
 
 /** Running per-node counts; the pure state the collector keeps between polls. */
@@ -94,14 +95,15 @@ export class KeyRotationsCollector implements Collector {
     const path = ROTATION_PATHS[this.pathIndex]!;
     // Work on a copy so a poll that fails half way leaves the previous counts intact.
     const next = this.tally.clone();
+    const skips = new RowSkips();
     const result = await walkConnection(
       ctx,
       { path, key: 'rotations', endpoint: 'rotations', ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
-      (nodes, at) => next.add(nodes.map((n, i) => parseRotation(n, at(i)))),
+      (nodes, at) => next.add(nodes.flatMap((n, i) => skips.row(() => parseRotation(n, at(i))) ?? [])),
     );
     next.cursor = result.lastCursor;
     this.tally = next;
-    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated };
+    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated, skipped: skips.list };
   }
 }
 

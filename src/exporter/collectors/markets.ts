@@ -6,14 +6,15 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { timing } from '../config/fields.js';
-import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
+import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
-import { marketFacts, type Directory } from '../upstream/directory.js';
+import { marketFacts, type Directory, type MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface MarketOptions {
@@ -38,7 +39,7 @@ function productOf(instrument: Json): { product: string; settlementAsset: string
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
 export function marketSamples(target: string, m: Json, path: string): Sample[] {
-  const id = str(m.id, `${path}.id`);
+  const id = hexId(m.id, `${path}.id`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
     if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
@@ -66,8 +67,9 @@ export function marketSamples(target: string, m: Json, path: string): Sample[] {
   if (m.linearSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.linearSlippageFactor, `${path}.linearSlippageFactor`), 'linear');
   if (m.quadraticSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.quadraticSlippageFactor, `${path}.quadraticSlippageFactor`), 'quadratic');
   const sla = m.liquiditySlaParams as Json | null | undefined;
-  const lpRange = m.lpPriceRange ?? sla?.priceRange;
-  if (lpRange !== undefined) push(M.marketLpPriceRange, decimal(lpRange, `${path}.lpPriceRange`));
+  // Current nodes send lpPriceRange "" (unset): the range lives in liquiditySlaParams.priceRange.
+  const lp = m.lpPriceRange === undefined ? undefined : decimal(m.lpPriceRange, `${path}.lpPriceRange`);
+  push(M.marketLpPriceRange, lp ?? (sla ? decimal(sla.priceRange, `${path}.liquiditySlaParams.priceRange`) : undefined));
 
   const ts = obj(m.marketTimestamps, `${path}.marketTimestamps`);
   for (const ev of ['proposed', 'pending', 'open', 'close'] as const) {
@@ -127,35 +129,50 @@ function riskSamples(target: string, id: string, ti: Json, path: string): Sample
   return out;
 }
 
-/** A proto double: a JSON number, or a string for NaN/Infinity or when a gateway quotes it. */
-function num(v: unknown, field: string): number {
-  if (typeof v === 'number') return v;
-  return decimal(v, field) ?? NaN;
-}
+/** A proto double; "NaN"/"Infinity" come back non-finite and push() leaves that series out. */
+const num = double;
 
-/** All samples of one poll: counts, the guard flag, and per-market series for the allowed markets. */
-export function marketsSamples(target: string, markets: readonly Json[], opts: MarketOptions): Sample[] {
+/**
+ * All samples of one poll: counts, the guard flag, and per-market series for the allowed markets.
+ * A market whose id, state, mode or decimals are bad is skipped everywhere; one with another bad
+ * field still counts, but its per-market series are skipped. Skips are recorded in `skips`.
+ */
+export function marketsSamples(target: string, markets: readonly unknown[], opts: MarketOptions, skips = new RowSkips()): Sample[] {
   const out: Sample[] = [];
-  markets.forEach((m, i) => obj(m, `markets[${i}]`));
+  const good = validMarkets(markets, skips);
   const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
   const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
-  markets.forEach((m, i) => {
-    const s = enumValue(m.state, `markets[${i}].state`);
-    const t = enumValue(m.tradingMode, `markets[${i}].tradingMode`);
-    byState.set(s, (byState.get(s) ?? 0) + 1);
-    byMode.set(t, (byMode.get(t) ?? 0) + 1);
-  });
+  for (const { state, mode } of good) {
+    byState.set(state, (byState.get(state) ?? 0) + 1);
+    byMode.set(mode, (byMode.get(mode) ?? 0) + 1);
+  }
   for (const [s, n] of byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
   for (const [t, n] of byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
 
   const allow = new Set(opts.allow);
-  const selected = allow.size === 0 ? markets.map((m, i) => [m, i] as const) : markets.map((m, i) => [m, i] as const).filter(([m]) => allow.has(String(m.id)) || allow.has(codeOf(m)));
+  const selected = allow.size === 0 ? good : good.filter(({ m }) => allow.has(String(m.id)) || allow.has(codeOf(m)));
   const over = selected.length > opts.maxMarkets;
   out.push({ metric: M.marketsOverLimit, values: [target], value: over ? 1 : 0 });
   if (!opts.countsOnly && !over) {
-    for (const [m, i] of selected) out.push(...marketSamples(target, m, `markets[${i}]`));
+    for (const { m, path } of selected) out.push(...(skips.row(() => marketSamples(target, m, path)) ?? []));
   }
   return out;
+}
+
+interface ValidMarket { m: Json; path: string; state: string; mode: string; facts: MarketFacts }
+
+/** The markets whose identity, state, mode and decimals parse; the others are skipped. */
+export function validMarkets(markets: readonly unknown[], skips: RowSkips): ValidMarket[] {
+  const good = new Map<string, ValidMarket>();
+  markets.forEach((raw, i) => {
+    const path = `markets[${i}]`;
+    const v = skips.row(() => {
+      const m = obj(raw, path);
+      return { m, path, state: enumValue(m.state, `${path}.state`), mode: enumValue(m.tradingMode, `${path}.tradingMode`), facts: marketFacts(m, path) };
+    });
+    if (v && !good.has(v.facts.id)) good.set(v.facts.id, v); // a market listed twice counts once
+  });
+  return [...good.values()];
 }
 
 function codeOf(m: Json): string {
@@ -171,13 +188,13 @@ export class MarketsCollector implements Collector {
   constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
-    let markets: Json[];
+    let markets: unknown[];
     let pages: number | undefined;
     let truncated;
     if (!this.useV2) {
       try {
         const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
-        markets = arr(obj(res.json, 'body').markets, 'markets').map((m, i) => obj(m, `markets[${i}]`));
+        markets = arr(obj(res.json, 'body').markets, 'markets');
       } catch (err) {
         if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
         this.useV2 = true;
@@ -185,21 +202,15 @@ export class MarketsCollector implements Collector {
       }
     } else {
       markets = [];
-      const seen = new Set<string>();
-      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes, at) => {
-        nodes.forEach((n, i) => {
-          const m = obj(n, at(i));
-          const id = str(m.id, `${at(i)}.id`);
-          if (!seen.has(id)) markets.push(m); // repeated across pages
-          seen.add(id);
-        });
-      });
+      // A market repeated across pages is counted once by validMarkets().
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => void markets.push(...nodes));
       pages = r.pages;
       truncated = r.truncated;
     }
-    const samples = marketsSamples(ctx.target, markets, this.opts);
-    this.directory.setMarkets(markets.map((m, i) => marketFacts(m, `markets[${i}]`)));
-    return { samples, ...(pages !== undefined ? { pages, truncated } : {}) };
+    const skips = new RowSkips();
+    const samples = marketsSamples(ctx.target, markets, this.opts, skips);
+    this.directory.setMarkets(validMarkets(markets, new RowSkips()).map((v) => v.facts));
+    return { samples, skipped: skips.list, ...(pages !== undefined ? { pages, truncated } : {}) };
   }
 }
 

@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { hex64, timing } from '../config/fields.js';
-import { enumValue, obj, str } from '../upstream/convert.js';
+import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class NodeSignaturesCollector implements Collector {
@@ -15,17 +16,20 @@ export class NodeSignaturesCollector implements Collector {
     const samples: Sample[] = [];
     let pages = 0;
     let truncated: Truncation;
+    const skips = new RowSkips();
     for (const id of this.ids) {
       const byKind = new Map<string, number>();
       const sigs = new Set<string>();
       const r = await walkConnection(ctx, { path: '/api/v2/node/signatures', key: 'signatures', endpoint: 'signatures', query: [['id', id]] }, (nodes, at) => {
         nodes.forEach((node, i) => {
-          const n = obj(node, at(i));
-          const sig = str(n.sig, `${at(i)}.sig`);
-          if (sigs.has(sig)) return; // repeated across pages
-          sigs.add(sig);
-          const kind = enumValue(n.kind, `${at(i)}.kind`);
-          byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+          const row = skips.row(() => {
+            const n = obj(node, at(i));
+            hexId(n.id, `${at(i)}.id`); // the resource id: a row that names none is not trusted
+            return { sig: str(n.sig, `${at(i)}.sig`), kind: enumValue(n.kind, `${at(i)}.kind`) };
+          });
+          if (!row || sigs.has(row.sig)) return; // bad, or repeated across pages
+          sigs.add(row.sig);
+          byKind.set(row.kind, (byKind.get(row.kind) ?? 0) + 1);
         });
       });
       pages += r.pages;
@@ -33,7 +37,7 @@ export class NodeSignaturesCollector implements Collector {
       for (const [kind, n] of [...byKind].sort()) samples.push({ metric: M.signatures, values: [ctx.target, id, kind], value: n });
       samples.push({ metric: M.signaturesCollected, values: [ctx.target, id], value: sigs.size });
     }
-    return { samples, pages, truncated };
+    return { samples, pages, truncated, skipped: skips.list };
   }
 }
 

@@ -5,13 +5,14 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { timing } from '../config/fields.js';
-import { enumValue, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
+import { amount, enumValue, id, obj, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface OrderRef {
@@ -24,29 +25,28 @@ export function parseOrderRef(s: string): OrderRef {
   return v === undefined ? { id } : { id, version: Number(v) };
 }
 
-/** Samples for one order version; `latestVersion` comes from the unpinned lookup. */
+/** Samples for one order version; `latestVersion` comes from the unpinned lookup. A FieldError skips the order. */
 export function orderSamples(target: string, body: unknown, latestVersion: number, market: MarketFacts | undefined): Sample[] {
   const o = obj(obj(body, 'body').order, 'order');
-  const id = str(o.id, 'order.id');
-  const t = [target, id];
+  const t = [target, id(o.id, 'order.id')];
   const out: Sample[] = [{ metric: M.orderFound, values: t, value: 1 }];
-  const marketId = str(o.marketId, 'order.marketId');
-  out.push({ metric: M.orderInfo, values: [...t, marketId, str(o.partyId, 'order.partyId'), enumValue(o.side, 'order.side'), enumValue(o.type, 'order.type'), enumValue(o.timeInForce, 'order.timeInForce')], value: 1 });
+  const marketId = id(o.marketId, 'order.marketId');
+  out.push({ metric: M.orderInfo, values: [...t, marketId, id(o.partyId, 'order.partyId', true), enumValue(o.side, 'order.side'), enumValue(o.type, 'order.type'), enumValue(o.timeInForce, 'order.timeInForce')], value: 1 });
   for (const [s, v] of oneHot(ORDER_STATUS, enumValue(o.status, 'order.status'))) out.push({ metric: M.orderStatus, values: [...t, s], value: v });
   const size = u64(o.size, 'order.size');
   const remaining = u64(o.remaining, 'order.remaining');
-  const price = u64(o.price, 'order.price');
+  const price = amount(o.price, 'order.price'); // uint256 in core: any length
   if (market) {
     out.push({ metric: M.orderSize, values: t, value: scaleDown(size, market.positionDecimalPlaces) });
     out.push({ metric: M.orderRemaining, values: t, value: scaleDown(remaining, market.positionDecimalPlaces) });
-    out.push({ metric: M.orderPrice, values: t, value: scaleDown(price, market.decimalPlaces) });
+    if (price !== undefined) out.push({ metric: M.orderPrice, values: t, value: scaleDown(price, market.decimalPlaces) });
   }
   out.push({ metric: M.orderVersion, values: t, value: latestVersion });
   for (const [ev, field] of [['created', 'createdAt'], ['updated', 'updatedAt'], ['expires', 'expiresAt']] as const) {
     const v = unixNsSeconds(o[field], `order.${field}`);
     if (v !== undefined) out.push({ metric: M.orderTimestamp, values: [...t, ev], value: v });
   }
-  return out;
+  return out.filter((x) => Number.isFinite(x.value)); // beyond float64's range: absent
 }
 
 export class OrdersCollector implements Collector {
@@ -58,21 +58,29 @@ export class OrdersCollector implements Collector {
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const samples: Sample[] = [];
+    const skips = new RowSkips();
     for (const ref of this.refs) {
-      const path = `/api/v2/order/${ref.id}`;
       try {
-        const latest = await ctx.client.get(path, [], 'orders', ctx.signal);
-        const latestVersion = Number(u64(obj(obj(latest.json, 'body').order, 'order').version, 'order.version'));
-        const body = ref.version === undefined ? latest.json : (await ctx.client.get(path, [['version', String(ref.version)]], 'orders', ctx.signal)).json;
-        const marketId = obj(obj(body, 'body').order, 'order').marketId;
-        const market = typeof marketId === 'string' && marketId !== '' ? await this.directory.market(ctx.client, marketId, ctx.signal) : undefined;
-        samples.push(...orderSamples(ctx.target, body, latestVersion, market));
+        samples.push(...((await this.one(ctx, ref, skips)) ?? []));
       } catch (err) {
         if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
         samples.push({ metric: M.orderFound, values: [ctx.target, ref.id], value: 0 });
       }
     }
-    return { samples };
+    return { samples, skipped: skips.list };
+  }
+
+  /** One listed order; a bad field skips it (undefined), an HTTP error propagates. */
+  private async one(ctx: CollectContext, ref: OrderRef, skips: RowSkips): Promise<Sample[] | undefined> {
+    const path = `/api/v2/order/${ref.id}`;
+    const latest = await ctx.client.get(path, [], 'orders', ctx.signal);
+    const latestVersion = skips.row(() => Number(u64(obj(obj(latest.json, 'body').order, 'order').version, 'order.version')));
+    if (latestVersion === undefined) return undefined;
+    const body = ref.version === undefined ? latest.json : (await ctx.client.get(path, [['version', String(ref.version)]], 'orders', ctx.signal)).json;
+    const marketId = skips.row(() => id(obj(obj(body, 'body').order, 'order').marketId, 'order.marketId'));
+    if (marketId === undefined) return undefined;
+    const market = await this.directory.market(ctx.client, marketId, ctx.signal);
+    return skips.row(() => orderSamples(ctx.target, body, latestVersion, market));
   }
 }
 

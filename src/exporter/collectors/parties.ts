@@ -5,11 +5,12 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { partyId, timing } from '../config/fields.js';
-import { obj, str } from '../upstream/convert.js';
+import { id, obj } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export class PartiesCollector implements Collector {
@@ -18,12 +19,14 @@ export class PartiesCollector implements Collector {
   async collect(ctx: CollectContext): Promise<CollectResult> {
     let count = 0;
     let lastPage = new Set<string>();
+    const skips = new RowSkips();
     const r = await walkConnection(ctx, { path: '/api/v2/parties', key: 'parties', endpoint: 'parties' }, (nodes, at) => {
       const ids = new Set<string>();
       nodes.forEach((n, i) => {
-        const id = str(obj(n, at(i)).id, `${at(i)}.id`);
-        if (!lastPage.has(id)) count++; // pages that overlap do not count a party twice
-        ids.add(id);
+        const party = skips.row(() => id(obj(n, at(i)).id, `${at(i)}.id`, true));
+        if (party === undefined) return;
+        if (!lastPage.has(party)) count++; // pages that overlap do not count a party twice
+        ids.add(party);
       });
       if (ids.size > 0) lastPage = ids;
     });
@@ -38,7 +41,7 @@ export class PartiesCollector implements Collector {
       }
       samples.push({ metric: M.partyExists, values: [ctx.target, id], value: exists });
     }
-    return { samples, pages: r.pages, truncated: r.truncated };
+    return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }
 }
 

@@ -7,37 +7,40 @@
 import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { HEX64, hex64, partyId, timing } from '../config/fields.js';
-import { enumValue, i64, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
+import { amount, enumValue, i64, id, obj, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
+import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
 export interface PositionRow {
   marketId: string;
   partyId: string;
   openVolume: bigint;
-  averageEntryPrice: bigint;
-  realisedPnl: bigint;
-  unrealisedPnl: bigint;
-  lossSocialisationAmount: bigint;
+  /** Amounts as their exact decimal text ("" in the JSON is unset: undefined). */
+  averageEntryPrice: string | undefined;
+  realisedPnl: string | undefined;
+  unrealisedPnl: string | undefined;
+  lossSocialisationAmount: string | undefined;
   status: string;
   updatedAt: number | undefined;
 }
 
+/** One position node; a FieldError names the bad field (the caller skips the row). */
 export function parsePosition(n: unknown, path: string): PositionRow {
   const p = obj(n, path);
   return {
-    marketId: str(p.marketId, `${path}.marketId`),
-    partyId: str(p.partyId, `${path}.partyId`),
+    marketId: id(p.marketId, `${path}.marketId`),
+    partyId: id(p.partyId, `${path}.partyId`, true),
     openVolume: i64(p.openVolume, `${path}.openVolume`),
-    averageEntryPrice: u64(p.averageEntryPrice, `${path}.averageEntryPrice`),
-    realisedPnl: i64(p.realisedPnl, `${path}.realisedPnl`),
-    unrealisedPnl: i64(p.unrealisedPnl, `${path}.unrealisedPnl`),
-    lossSocialisationAmount: i64(p.lossSocialisationAmount, `${path}.lossSocialisationAmount`),
+    averageEntryPrice: amount(p.averageEntryPrice, `${path}.averageEntryPrice`),
+    realisedPnl: amount(p.realisedPnl, `${path}.realisedPnl`, true),
+    unrealisedPnl: amount(p.unrealisedPnl, `${path}.unrealisedPnl`, true),
+    lossSocialisationAmount: amount(p.lossSocialisationAmount, `${path}.lossSocialisationAmount`, true),
     status: enumValue(p.positionStatus, `${path}.positionStatus`),
     updatedAt: unixNsSeconds(p.updatedAt, `${path}.updatedAt`),
   };
@@ -47,14 +50,19 @@ export function parsePosition(n: unknown, path: string): PositionRow {
 export function positionSamples(target: string, p: PositionRow, market: MarketFacts | undefined, assetDecimals: number | undefined): Sample[] {
   const v = [target, p.marketId, p.partyId];
   const out: Sample[] = [];
+  // Unset ("") amounts and values beyond float64's range are absent, never 0 or Inf.
+  const push = (metric: Sample['metric'], values: string[], raw: bigint | string | undefined, decimals: number): void => {
+    const value = raw === undefined ? NaN : scaleDown(raw, decimals);
+    if (Number.isFinite(value)) out.push({ metric, values, value });
+  };
   if (market) {
-    out.push({ metric: M.positionVolume, values: v, value: scaleDown(p.openVolume, market.positionDecimalPlaces) });
-    out.push({ metric: M.positionEntryPrice, values: v, value: scaleDown(p.averageEntryPrice, market.decimalPlaces) });
+    push(M.positionVolume, v, p.openVolume, market.positionDecimalPlaces);
+    push(M.positionEntryPrice, v, p.averageEntryPrice, market.decimalPlaces);
     if (assetDecimals !== undefined) {
       const a = [...v, market.settlementAsset];
-      out.push({ metric: M.positionRealised, values: a, value: scaleDown(p.realisedPnl, assetDecimals) });
-      out.push({ metric: M.positionUnrealised, values: a, value: scaleDown(p.unrealisedPnl, assetDecimals) });
-      out.push({ metric: M.positionLossSoc, values: a, value: scaleDown(p.lossSocialisationAmount, assetDecimals) });
+      push(M.positionRealised, a, p.realisedPnl, assetDecimals);
+      push(M.positionUnrealised, a, p.unrealisedPnl, assetDecimals);
+      push(M.positionLossSoc, a, p.lossSocialisationAmount, assetDecimals);
     }
   }
   for (const [s, x] of oneHot(POSITION_STATUS, p.status)) out.push({ metric: M.positionStatus, values: [...v, s], value: x });
@@ -67,11 +75,12 @@ export class PositionsCollector implements Collector {
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const rows = new Map<string, PositionRow>();
+    const skips = new RowSkips();
     const filters: [string, string][] = [...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]), ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string])];
     const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, (nodes, at) => {
       nodes.forEach((n, i) => {
-        const p = parsePosition(n, at(i));
-        rows.set(`${p.marketId}/${p.partyId}`, p); // a row repeated across pages counts once
+        const p = skips.row(() => parsePosition(n, at(i)));
+        if (p) rows.set(`${p.marketId}/${p.partyId}`, p); // a row repeated across pages counts once
       });
     });
     const samples: Sample[] = [];
@@ -80,7 +89,7 @@ export class PositionsCollector implements Collector {
       const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
       samples.push(...positionSamples(ctx.target, p, market, decimals));
     }
-    return { samples, pages: r.pages, truncated: r.truncated };
+    return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }
 }
 

@@ -2,7 +2,7 @@
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { CHAIN_STATUS } from '../../shared/enums.js';
-import { enumValue, headerU64, nsToSeconds, obj, rfc3339Seconds, str, u32, u64 } from '../upstream/convert.js';
+import { enumValue, headerU64, i32, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u64 } from '../upstream/convert.js';
 import { oneHot } from '../upstream/scale.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
@@ -53,6 +53,7 @@ const SUBSCRIPTIONS = [
 
 /** The facts the fleet logic uses: chain id, version, core and data-node heights. */
 export function statisticsFacts(body: unknown, headers: Record<string, string | string[] | undefined>): NodeFacts {
+  if (obj(body, 'body').statistics === null) return {}; // unset message: nothing known
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const dn = headerU64(headers['x-block-height']);
   return {
@@ -64,6 +65,7 @@ export function statisticsFacts(body: unknown, headers: Record<string, string | 
 }
 
 export function statisticsSamples(target: string, body: unknown, headers: Record<string, string | string[] | undefined>): Sample[] {
+  if (obj(body, 'body').statistics === null) return []; // unset message (the schema allows it): no series
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const f = (k: string): unknown => s[k];
   const out: Sample[] = [];
@@ -79,12 +81,13 @@ export function statisticsSamples(target: string, body: unknown, headers: Record
     if (v !== undefined) push(m, v); // unset times are absent, not 0
   }
   push(M.blockDuration, nsToSeconds(u64(f('blockDuration'), 'statistics.blockDuration')));
-  const current = rfc3339Seconds(f('currentTime'), 'statistics.currentTime');
-  const block = rfc3339Seconds(f('vegaTime'), 'statistics.vegaTime');
-  if (current !== undefined && block !== undefined) push(M.blockStaleness, Math.max(0, current - block));
+  // The difference is taken on exact nanoseconds: two rounded floats would lose the last digits.
+  const current = rfc3339Nanos(f('currentTime'), 'statistics.currentTime');
+  const block = rfc3339Nanos(f('vegaTime'), 'statistics.vegaTime');
+  if (current !== undefined && block !== undefined) push(M.blockStaleness, current > block ? nsToSeconds(current - block) : 0);
   for (const [kind, k] of SUBSCRIPTIONS) {
     // Older nodes omit some subscription counters; absent stays absent.
-    if (k in s) push(M.subscriptions, u32(f(k), `statistics.${k}`), kind);
+    if (k in s) push(M.subscriptions, i32(f(k), `statistics.${k}`), kind);
   }
 
   const status = enumValue(f('status'), 'statistics.status');

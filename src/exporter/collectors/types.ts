@@ -2,6 +2,7 @@ import type { MetricDef } from '../exposition/catalogue.js';
 import type { Sample } from '../exposition/render.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import type { Truncation } from '../upstream/paginate.js';
+import type { RowSkip } from './rows.js';
 
 /**
  * Node-scoped collectors describe one data node and run per target. Network-scoped collectors
@@ -37,6 +38,8 @@ export interface CollectResult {
   pages?: number;
   truncated?: Truncation;
   facts?: NodeFacts;
+  /** Rows left out because a field was bad; the runner counts and logs them. */
+  skipped?: RowSkip[];
 }
 
 /** One running instance of a collector: JSON from the node in, samples out. */

@@ -35,6 +35,8 @@ export interface RunnerState {
   facts: NodeFacts | undefined;
   /** The target that answered the last successful poll. */
   answeredBy: string | undefined;
+  /** Rows skipped so far, by reason (a counter). */
+  skipped: Map<string, number>;
 }
 
 /** What the landing page and /readyz show of a runner. */
@@ -59,7 +61,7 @@ export interface RunnerOptions {
 }
 
 export class CollectorRunner {
-  readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined };
+  readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map() };
   readonly scopeValue: string;
   readonly collector: CollectorIdentity;
   readonly settings: RunnerSettings;
@@ -69,6 +71,8 @@ export class CollectorRunner {
   private readonly dataKey: StoreKey;
   private readonly metaKey: StoreKey;
   private readonly log: Logger;
+  /** (field, reason) pairs already logged: a bad field is logged once, not once per poll. */
+  private readonly loggedSkips = new Set<string>();
 
   constructor(private readonly o: RunnerOptions) {
     this.scopeValue = o.scopeValue;
@@ -157,6 +161,7 @@ export class CollectorRunner {
       s.lastErrorCode = undefined;
       s.facts = result.facts;
       s.answeredBy = answeredBy;
+      this.countSkips(result.skipped ?? []);
       this.o.store.set(this.dataKey, result.samples, now, this.settings.maxAgeMs);
       if (wasFailing) this.log.info({}, 'collector recovered');
     } else {
@@ -169,6 +174,16 @@ export class CollectorRunner {
     this.o.store.set(this.metaKey, this.metaSamples(result?.up), now, Infinity);
     this.o.store.expire(now);
     this.o.onApplied?.(this);
+  }
+
+  private countSkips(skipped: readonly { reason: string; field: string }[]): void {
+    for (const { reason, field } of skipped) {
+      this.state.skipped.set(reason, (this.state.skipped.get(reason) ?? 0) + 1);
+      const key = `${reason}\u0000${field}`;
+      if (this.loggedSkips.has(key)) continue;
+      this.loggedSkips.add(key);
+      this.log.warn({ code: 'UPSTREAM_BAD_FIELD', reason, field }, 'rows with a bad field are skipped; the other rows are exported');
+    }
   }
 
   private metaSamples(up: number | undefined): Sample[] {
@@ -186,6 +201,7 @@ export class CollectorRunner {
       out.push({ metric: node ? M.upstreamPages : M.netUpstreamPages, values: [v, c.name], value: s.pagesTotal });
       out.push({ metric: node ? M.paginationTruncated : M.netPaginationTruncated, values: [v, c.name], value: s.truncated ? 1 : 0 });
     }
+    for (const [reason, n] of s.skipped) out.push({ metric: node ? M.rowsSkipped : M.netRowsSkipped, values: [v, c.name, reason], value: n });
     if (!node && s.answeredBy !== undefined) out.push({ metric: M.networkSource, values: [v, c.name, s.answeredBy], value: 1 });
     return out;
   }

@@ -20,8 +20,9 @@ export function i64(v: unknown, field: string): bigint {
   return BigInt(v);
 }
 
-export function u32(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffff_ffff) throw new FieldError(field, 'a uint32 number', v);
+/** A proto int32 (the reference's "integer/int32"): a JSON integer in the signed 32-bit range. */
+export function i32(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x8000_0000 || v > 0x7fff_ffff) throw new FieldError(field, 'an int32 number', v);
   return v;
 }
 
@@ -32,9 +33,60 @@ export function str(v: unknown, field: string): string {
 
 /** A decimal string such as a fee factor ("0.0002"); an empty string is unset. */
 export function decimal(v: unknown, field: string): number | undefined {
-  if (v === '' ) return undefined;
+  if (v === '') return undefined;
   if (typeof v !== 'string' || !/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(v)) throw new FieldError(field, 'a decimal string', v);
   return Number(v);
+}
+
+const UNSIGNED_AMOUNT = /^\d+(?:\.\d+)?$/;
+const SIGNED_AMOUNT = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * An amount, price, PnL or fee: a decimal string of any length (no 64-bit bound: uint256 in core),
+ * signed only where the field can be negative. Kept as its exact text; "" is unset (undefined).
+ */
+export function amount(v: unknown, field: string, signed = false): string | undefined {
+  if (v === '') return undefined;
+  if (typeof v !== 'string' || !(signed ? SIGNED_AMOUNT : UNSIGNED_AMOUNT).test(v)) {
+    throw new FieldError(field, signed ? 'a signed decimal amount string' : 'an unsigned decimal amount string', v);
+  }
+  return v;
+}
+
+/**
+ * value / 10^decimals as the float64 nearest the exact quotient (decimals may be negative). The
+ * scaling is done on the decimal text (an exponent suffix), so Number() rounds once, correctly;
+ * nothing is converted to a float before that.
+ */
+export function scaleExact(value: string | bigint, decimals: number): number {
+  const s = typeof value === 'bigint' ? value.toString() : value;
+  const dot = s.indexOf('.');
+  const digits = dot < 0 ? s : s.slice(0, dot) + s.slice(dot + 1);
+  const fraction = dot < 0 ? 0 : s.length - dot - 1;
+  const x = Number(`${digits}e${-(BigInt(decimals) + BigInt(fraction))}`);
+  return x === 0 ? 0 : x; // "-0" is zero, not negative zero
+}
+
+/**
+ * A proto double: a JSON number, or the protobuf JSON strings "NaN", "Infinity", "-Infinity" (or a
+ * quoted number). Non-finite values are returned as such: callers leave that series out.
+ */
+export function double(v: unknown, field: string): number {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN') return NaN;
+  if (v === 'Infinity') return Infinity;
+  if (v === '-Infinity') return -Infinity;
+  const d = typeof v === 'string' && v !== '' ? decimal(v, field) : undefined;
+  if (d === undefined) throw new FieldError(field, 'a double (number, "NaN", "Infinity" or "-Infinity")', v);
+  return d;
+}
+
+/** A published id: 64 lowercase hex characters (party ids may also be the literal "network"). */
+export const ID = /^[0-9a-f]{64}$/;
+
+export function id(v: unknown, field: string, allowNetwork = false): string {
+  if (typeof v !== 'string' || !(ID.test(v) || (allowNetwork && v === 'network'))) throw new FieldError(field, 'a 64-character lowercase hex id', v, 'bad_id');
+  return v;
 }
 
 /** An enum: its name, or an integer the node's descriptor did not know. Open-ended by design. */
@@ -44,9 +96,9 @@ export function enumValue(v: unknown, field: string): string {
   throw new FieldError(field, 'an enum name or number', v);
 }
 
-/** bigint to float seconds from nanoseconds, keeping the integer seconds exact first. */
+/** Unix nanoseconds to seconds: one correctly rounded conversion of the exact quotient. */
 export function nsToSeconds(ns: bigint): number {
-  return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+  return scaleExact(ns, 9);
 }
 
 /** A unix-nanosecond string; "0" means unset and gives undefined. */
@@ -58,24 +110,32 @@ export function unixNsSeconds(v: unknown, field: string): number | undefined {
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * An RFC3339 time with 0-9 fractional digits, as unix seconds. "" and the proto zero time
- * ("0001-01-01T00:00:00Z") mean unset and give undefined.
+ * An RFC3339 time with 0-9 fractional digits, as exact unix nanoseconds. "" and the proto zero
+ * time ("0001-01-01T00:00:00Z") mean unset and give undefined.
  */
-export function rfc3339Seconds(v: unknown, field: string): number | undefined {
+export function rfc3339Nanos(v: unknown, field: string): bigint | undefined {
   if (typeof v !== 'string') throw new FieldError(field, 'an RFC3339 time string', v);
   if (v === '') return undefined;
   const m = RFC3339.exec(v);
   if (!m) throw new FieldError(field, 'an RFC3339 time string', v);
   const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
   if (Number(y) <= 1) return undefined; // year 1: Go's zero time, i.e. unset
-  let ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d)); // not Date.UTC: it maps years 0-99 to 1900-1999
+  date.setUTCHours(Number(h), Number(mi), Number(s));
+  let ms = date.getTime();
   if (Number.isNaN(ms)) throw new FieldError(field, 'an RFC3339 time string', v);
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
     ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
   }
-  const fracSeconds = frac ? Number(frac.padEnd(9, '0')) / 1e9 : 0;
-  return ms / 1000 + fracSeconds;
+  return BigInt(ms) * 1_000_000n + BigInt((frac ?? '').padEnd(9, '0'));
+}
+
+/** The same time as unix seconds (one rounding from the exact nanoseconds). */
+export function rfc3339Seconds(v: unknown, field: string): number | undefined {
+  const ns = rfc3339Nanos(v, field);
+  return ns === undefined ? undefined : nsToSeconds(ns);
 }
 
 /** The JSON object at `field`, or a FieldError. */

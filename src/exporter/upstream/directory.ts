@@ -3,8 +3,8 @@
  * decimals and the settlement asset per market, decimals per asset. Filled by the markets collector
  * and, for anything it has not seen, by single lookups that are cached.
  */
-import { obj, str, u64, i64 } from './convert.js';
-import { UpstreamHttpError } from '../errors.js';
+import { id as hexId, obj, u64, i64 } from './convert.js';
+import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { DatanodeClient } from './client.js';
 
 export interface MarketFacts {
@@ -20,10 +20,11 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
   const product = (instrument.future ?? instrument.perpetual ?? instrument.spot) as Record<string, unknown> | undefined;
   const asset = product ? (product.settlementAsset ?? product.quoteAsset ?? '') : '';
   return {
-    id: str(m.id, `${path}.id`),
+    id: hexId(m.id, `${path}.id`),
     decimalPlaces: Number(u64(m.decimalPlaces, `${path}.decimalPlaces`)),
     positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
-    settlementAsset: typeof asset === 'string' ? asset : '',
+    // An asset id is 64 hex characters; "" (no product) means unknown.
+    settlementAsset: asset === '' ? '' : hexId(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
   };
 }
 
@@ -54,7 +55,8 @@ export class Directory {
       this.markets.set(id, facts);
       return facts;
     } catch (err) {
-      if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400)) return undefined;
+      // No such market, or an answer we cannot read: its values stay unscaled, i.e. absent.
+      if (err instanceof FieldError || (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400))) return undefined;
       throw err;
     }
   }
@@ -70,6 +72,7 @@ export class Directory {
       this.assets.set(id, d);
       return d;
     } catch (err) {
+      if (err instanceof FieldError) return undefined; // unreadable answer: money series absent this poll
       if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400 || err.status === 501)) {
         this.assets.set(id, null); // no such asset (or no asset endpoint): money series stay absent
         return undefined;

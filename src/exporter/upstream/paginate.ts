@@ -73,7 +73,9 @@ export async function walkConnection(
       const q: [string, string][] = [...(req.query ?? []), ['pagination.first', String(w.pageSize)], ['pagination.newestFirst', 'false']];
       if (after !== undefined) q.push(['pagination.after', after]);
       const res = await w.client.get(req.path, q, req.endpoint, w.signal);
-      const conn = obj(obj(res.json, 'body')[key], key);
+      const raw = obj(res.json, 'body')[key];
+      if (raw === null) return { edges: [], pageInfo: { hasNextPage: false, endCursor: '' } }; // unset message: nothing listed
+      const conn = obj(raw, key);
       const edges = arr(conn.edges, `${key}.edges`);
       onNodes(edges.map((e, i) => obj(e, `${key}.edges[${i}]`).node), (i) => `${key}.edges[${i}].node`);
       const info = obj(conn.pageInfo, `${key}.pageInfo`);

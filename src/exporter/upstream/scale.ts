@@ -1,10 +1,9 @@
-/** Decimal scaling of integer amounts, exact in BigInt until the final float. */
+/** Decimal scaling of integer amounts, exact on the decimal text until the one final float. */
+import { scaleExact } from './convert.js';
 
 /** value / 10^decimals; decimals may be negative (a position scale of -2 means hundreds). */
-export function scaleDown(value: bigint, decimals: number): number {
-  if (decimals <= 0) return Number(value * 10n ** BigInt(-decimals));
-  const unit = 10n ** BigInt(decimals);
-  return Number(value / unit) + Number(value % unit) / Number(unit);
+export function scaleDown(value: bigint | string, decimals: number): number {
+  return scaleExact(value, decimals);
 }
 
 /** One 0/1 series per known state plus the current one if it is unknown: enums stay open. */

@@ -91,7 +91,8 @@ describe('network history', () => {
 });
 
 describe('key rotations', () => {
-  const row = (node: string, key: string, h: number) => ({ nodeId: node, oldPubKey: 'x', newPubKey: key, blockHeight: String(h) });
+  // Node ids are checked against their published format (64 lowercase hex): 'a' stands for 'aaaa…'.
+  const row = (node: string, key: string, h: number) => ({ nodeId: node.repeat(64), oldPubKey: 'x', newPubKey: key, blockHeight: String(h) });
   const rows = (...r: unknown[]) => r.map((n, i) => parseRotation(n, `rotations.edges[${i}].node`));
 
   it('tallies per node with the last height, and ignores a row repeated across pages', () => {
@@ -99,13 +100,14 @@ describe('key rotations', () => {
     t.add(rows(row('a', 'k1', 10), row('b', 'k2', 11)));
     t.add(rows(row('b', 'k2', 11), row('a', 'k3', 20))); // overlap with the previous page
     const s = t.samples('n');
-    expect(val(s, 'vega_key_rotations_total', 'a')).toBe(2);
-    expect(val(s, 'vega_key_rotations_total', 'b')).toBe(1);
-    expect(val(s, 'vega_key_rotation_last_block_height', 'a')).toBe(20);
+    expect(val(s, 'vega_key_rotations_total', 'a'.repeat(64))).toBe(2);
+    expect(val(s, 'vega_key_rotations_total', 'b'.repeat(64))).toBe(1);
+    expect(val(s, 'vega_key_rotation_last_block_height', 'a'.repeat(64))).toBe(20);
   });
 
   it('rejects a malformed row naming the field', () => {
-    expect(() => rows({ nodeId: 'a', newPubKey: 'k', blockHeight: 5 })).toThrow(/rotations\.edges\[0\]\.node\.blockHeight/);
+    expect(() => rows({ nodeId: 'a'.repeat(64), newPubKey: 'k', blockHeight: 5 })).toThrow(/rotations\.edges\[0\]\.node\.blockHeight/);
     expect(() => rows(null)).toThrow(/rotations\.edges\[0\]\.node: expected an object/);
+    expect(thrown(() => rows({ nodeId: 'validator-1', newPubKey: 'k', blockHeight: '5' }))).toMatchObject({ field: 'rotations.edges[0].node.nodeId', reason: 'bad_id' });
   });
 });

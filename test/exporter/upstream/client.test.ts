@@ -71,9 +71,9 @@ describe('client', () => {
     sim.clearFaults();
     // The markets list is gzip-compressed by the node; the cap applies to the decompressed size too.
     const small = new DatanodeClient(opts({ maxResponseBytes: 4 * 1024 }));
-    await expect(small.get('/markets', [], 'markets', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
-    const ok = await c.get('/markets', [], 'markets', signal());
-    expect((ok.json as { markets: unknown[] }).markets.length).toBe(10);
+    await expect(small.get('/api/v2/markets', [], 'markets', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
+    const ok = await c.get('/api/v2/markets', [], 'markets', signal());
+    expect((ok.json as { markets: { edges: unknown[] } }).markets.edges.length).toBe(10);
     await c.close();
     await small.close();
   });

@@ -1,6 +1,6 @@
 import { thrown } from '../../helpers/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { decimal, enumValue, headerU64, i64, rfc3339Seconds, u32, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
+import { amount, decimal, double, enumValue, headerU64, i32, i64, id, rfc3339Seconds, scaleExact, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
 import { FieldError } from '../../../src/exporter/errors.js';
 
 describe('converters', () => {
@@ -16,10 +16,48 @@ describe('converters', () => {
     expect(() => u64(v, 'statistics.blockHeight')).toThrow(/statistics\.blockHeight: expected a uint64/);
   });
 
-  it('int64 accepts negatives; uint32 wants a JSON number', () => {
+  it('int64 accepts negatives; int32 wants a JSON number in range', () => {
     expect(i64('-42', 'f')).toBe(-42n);
-    expect(u32(7, 'f')).toBe(7);
-    expect(() => u32('7', 'f')).toThrow(FieldError);
+    expect(i32(7, 'f')).toBe(7);
+    expect(i32(-1, 'f')).toBe(-1);
+    expect(() => i32('7', 'f')).toThrow(FieldError);
+    expect(() => i32(2 ** 31, 'f')).toThrow(FieldError);
+  });
+
+  it('amounts are decimal strings of any length, signed only where asked; "" is unset', () => {
+    expect(amount('123456789123456789012345678901234567890', 'f')).toBe('123456789123456789012345678901234567890');
+    expect(amount('-10000000000000000000', 'f', true)).toBe('-10000000000000000000');
+    expect(amount('1234567890123456789012.5', 'f')).toBe('1234567890123456789012.5');
+    expect(amount('', 'f')).toBeUndefined();
+    for (const bad of ['-1', '1e5', ' 1', 12, null]) expect(() => amount(bad, 'f')).toThrow(FieldError);
+  });
+
+  it('scaling is exact on the decimal text, then rounded once to the nearest float64', () => {
+    expect(scaleExact('123456789123456789012345678', 18)).toBe(123456789.12345679); // the example
+    expect(scaleExact('123456789123456789012345678', 18)).toBe(Number('123456789.123456789012345678'));
+    expect(scaleExact('-9223372036854775808', 4)).toBe(-922337203685477.6);
+    expect(scaleExact('-1234567', -2)).toBe(-123456700);
+    expect(scaleExact(9007199254740993n, 0)).toBe(9007199254740992); // tie to even
+    // Two roundings (integer part, then fraction, as before) can miss the nearest double; one cannot:
+    // 50065165791402324.7 is nearest 50065165791402328 (printed ...330), not ...320.
+    expect(scaleExact('500651657914023247', 1)).toBe(50065165791402330);
+    expect(Object.is(scaleExact('-0', 3), 0)).toBe(true);
+  });
+
+  it('doubles: JSON numbers, or the protobuf JSON strings for non-finite values', () => {
+    expect(double(0.25, 'f')).toBe(0.25);
+    expect(double('NaN', 'f')).toBeNaN();
+    expect(double('Infinity', 'f')).toBe(Infinity);
+    expect(double('-Infinity', 'f')).toBe(-Infinity);
+    expect(double('1.5', 'f')).toBe(1.5);
+    expect(() => double('nan', 'f')).toThrow(FieldError);
+    expect(() => double(null, 'f')).toThrow(FieldError);
+  });
+
+  it('ids are 64 lowercase hex characters ("network" only where allowed), else bad_id', () => {
+    expect(id('a'.repeat(64), 'f')).toBe('a'.repeat(64));
+    expect(id('network', 'f', true)).toBe('network');
+    for (const bad of ['network', 'A'.repeat(64), 'a'.repeat(63), '', 5]) expect(thrown(() => id(bad, 'f'))).toMatchObject({ reason: 'bad_id', field: 'f' });
   });
 
   it('RFC3339 with 0 to 9 fractional digits, to the nanosecond', () => {

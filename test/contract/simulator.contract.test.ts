@@ -1,8 +1,6 @@
 /**
  * The bundled simulator, as a black box over HTTP, against the published v0.79 contract.
- * Not picked up by `vitest run` (the name does not end in .test.ts); run it explicitly:
- *
- *   npx vitest run --config test/contract/vitest.simulator.config.ts
+ * Part of `npm test` (`npx vitest run test/contract/simulator.contract.test.ts` alone).
  *
  * It starts `npx tsx src/simulator/cli.ts --port <free port> --seed 7` (the simulator's source is not read),
  * calls every endpoint the exporter reads (every page of the paginated ones), plus error answers and a few
@@ -65,7 +63,7 @@ afterAll(() => {
     if (!seen.has(k)) { seen.add(k); lines.push(k); }
   }
   // eslint-disable-next-line no-console
-  console.log(`\nsimulator deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
+  console.log(`\n${validated} simulator answers validated; deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
 });
 
 const fieldOf = (path: PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? '[]' : String(p))).join('.').replace(/\.\[\]/g, '[]');
@@ -82,7 +80,9 @@ function describeGot(body: unknown, path: PropertyKey[]): string {
 }
 
 /** validate a body; record every issue as a deviation; return this call's deviations */
+let validated = 0;
 function check(endpoint: string, schema: z.ZodType, body: unknown): Deviation[] {
+  validated++;
   const r = schema.safeParse(body);
   if (r.success) return [];
   const out: Deviation[] = [];
@@ -176,6 +176,14 @@ async function walk(endpoint: string, path: string, route: RouteKey, key: string
   return { nodes, devs };
 }
 
+async function setFaults(f: unknown): Promise<void> {
+  const r = await fetch(`${base}/__sim/faults`, { method: 'PUT', body: JSON.stringify(f), headers: { 'content-type': 'application/json' } });
+  expect(r.ok).toBe(true);
+}
+async function clearFaults(): Promise<void> {
+  await fetch(`${base}/__sim/faults`, { method: 'DELETE' });
+}
+
 const summary = (devs: Deviation[]): string[] => [...new Set(devs.map((d) => `${d.endpoint} ${d.field}: expected ${d.expected}; got ${d.got}`))];
 
 let state: { orders: string[]; signatureResources: string[]; validators: string[] };
@@ -209,9 +217,11 @@ describe('simulator against the v0.79 contract', () => {
     expect(summary(devs)).toEqual([]);
   });
 
-  it('GET /markets (core shape) and GET /api/v2/markets (every page) and GET /api/v2/market/{id}', async () => {
+  it('GET /markets (core shape, fault marketsCore) and GET /api/v2/markets (every page) and GET /api/v2/market/{id}', async () => {
     const devs: Deviation[] = [];
-    const core = await expectOk('GET /markets', '/markets', 'GET /markets');
+    await setFaults({ marketsCore: true });
+    const core = await expectOk('GET /markets (marketsCore)', '/markets', 'GET /markets');
+    await clearFaults();
     devs.push(...core.devs);
     const v2 = await walk('GET /api/v2/markets', '/api/v2/markets', 'GET /api/v2/markets', 'markets', 3);
     devs.push(...v2.devs);
@@ -354,7 +364,10 @@ describe('simulator defaults carry the magnitudes real networks send (datanode-a
       const a = await get(`/api/v2/order/${id}`);
       if (a.status === 200) prices.push((a.body as any).order.price);
     }
-    const doubles = JSON.stringify(markets);
+    await setFaults({ nonFiniteDoubles: true }); // non-finite doubles on some markets, when asked
+    const doubles = JSON.stringify((await walk('coverage (nonFiniteDoubles)', '/api/v2/markets', 'GET /api/v2/markets', 'markets')).nodes);
+    await clearFaults();
+    const versions = Math.max(...(await Promise.all(state.orders.slice(0, 5).map(async (id) => Number(((await get(`/api/v2/order/${id}`)).body as any)?.order?.version ?? 0)))));
     const has: [string, boolean][] = [
       ['an asset with 18 decimals', decimals.includes('18')],
       ['an asset with 6 decimals', decimals.includes('6')],
@@ -365,6 +378,7 @@ describe('simulator defaults carry the magnitudes real networks send (datanode-a
       ['lpPriceRange "" with liquiditySlaParams.priceRange set', markets.some((m) => m.lpPriceRange === '' && m.liquiditySlaParams?.priceRange)],
       ['a fee field with fractional digits', positions.some((p) => /\./.test(p.takerFeesPaid ?? ''))],
       ['an order price beyond 2^64', prices.some((v) => v !== '' && BigInt(v) > 2n ** 64n)],
+      ['a long-lived order with 50+ versions', versions >= 50],
     ];
     const missing = has.filter(([, ok]) => !ok).map(([what]) => what);
     for (const m of missing) deviations.push({ endpoint: 'simulator defaults (--seed 7)', field: 'magnitudes', expected: m, got: 'none found' });
@@ -373,11 +387,7 @@ describe('simulator defaults carry the magnitudes real networks send (datanode-a
 });
 
 describe('simulator faults (documented run-time switches) against the contract', () => {
-  const setFaults = async (f: unknown): Promise<void> => {
-    const r = await fetch(`${base}/__sim/faults`, { method: 'PUT', body: JSON.stringify(f), headers: { 'content-type': 'application/json' } });
-    expect(r.ok).toBe(true);
-  };
-  const clear = async (): Promise<void> => { await fetch(`${base}/__sim/faults`, { method: 'DELETE' }); };
+  const clear = clearFaults;
 
   it('replaying: statistics still fits (genesisTime/chainId may be "")', async () => {
     await setFaults({ replaying: true });
@@ -393,10 +403,8 @@ describe('simulator faults (documented run-time switches) against the contract',
     expect(summary(devs)).toEqual([]);
   });
 
-  it('marketsLegacy404: GET /markets answers 404 {"code":5,"message":"Not Found","details":[]}', async () => {
-    await setFaults({ marketsLegacy404: true });
+  it('by default (a data node) GET /markets answers 404 {"code":5,"message":"Not Found","details":[]}', async () => {
     const a = await get('/markets');
-    await clear();
     const devs: Deviation[] = [];
     if (a.status !== 404 || JSON.stringify(a.body) !== '{"code":5,"message":"Not Found","details":[]}') {
       const d = { endpoint: 'GET /markets (data node)', field: 'answer', expected: '404 {"code":5,"message":"Not Found","details":[]}', got: `${a.status} ${JSON.stringify(a.body)}` };
@@ -412,6 +420,43 @@ describe('simulator faults (documented run-time switches) against the contract',
     devs.push(...(await expectOk('GET /api/v2/markets (unknownEnums)', '/api/v2/markets', 'GET /api/v2/markets', 'forward')).devs);
     devs.push(...(await expectOk('GET /api/v2/positions (unknownEnums)', '/api/v2/positions', 'GET /api/v2/positions', 'forward')).devs);
     if (state?.orders[0]) devs.push(...(await expectOk('GET /api/v2/order/{id} (unknownEnums)', `/api/v2/order/${state.orders[0]}`, 'GET /api/v2/order/{orderId}', 'forward')).devs);
+    await clear();
+    expect(summary(devs)).toEqual([]);
+  });
+
+  // Every fault that changes the data but keeps the format (the others break the format on purpose:
+  // malformedJson, truncatedBody, wrongTypes, oversizedBody's padding field, error answers).
+  const FORMAT_KEEPING: [string, unknown][] = [
+    ['halted', { halted: true }],
+    ['datanodeLagBlocks', { datanodeLagBlocks: 12 }],
+    ['peersZero', { peersZero: true }],
+    ['fixedPeers', { fixedPeers: 3 }],
+    ['nonFiniteDoubles', { nonFiniteDoubles: true }],
+    ['marketsCore', { marketsCore: true }],
+    ['stripFreshnessHeaders (bodies only)', { stripFreshnessHeaders: true }],
+    ['latencyMs', { endpoints: { '*': { latencyMs: 5 } } }],
+    ['pagination.duplicateRows', { endpoints: { '*': { pagination: { duplicateRows: true } } } }],
+    ['pagination.stuckHasNext', { endpoints: { '*': { pagination: { stuckHasNext: true } } } }],
+    ['pagination.cursorLoop', { endpoints: { '*': { pagination: { cursorLoop: true } } } }],
+  ];
+  it.each(FORMAT_KEEPING)('%s: every endpoint the exporter reads still fits the v0.79 schema', async (_name, patch) => {
+    await setFaults(patch);
+    const devs: Deviation[] = [];
+    const body = async (endpoint: string, path: string, route: RouteKey): Promise<void> => {
+      const a = await get(path);
+      if (a.status !== 200) devs.push({ endpoint, field: 'HTTP status', expected: '200', got: String(a.status) });
+      else devs.push(...check(`${endpoint} (${_name})`, ENDPOINTS_V079[route], a.body));
+    };
+    await body('GET /statistics', '/statistics', 'GET /statistics');
+    await body('GET /api/v2/networkhistory', '/api/v2/networkhistory', 'GET /api/v2/networkhistory');
+    await body('GET /api/v2/vega/keys/rotations', '/api/v2/vega/keys/rotations?pagination.first=7', 'GET /api/v2/vega/keys/rotations');
+    await body('GET /api/v2/markets', '/api/v2/markets?pagination.first=4', 'GET /api/v2/markets');
+    if (marketIds[0]) await body('GET /api/v2/market/{id}', `/api/v2/market/${marketIds[0]}`, 'GET /api/v2/market/{marketId}');
+    await body('GET /api/v2/positions', '/api/v2/positions?pagination.first=50', 'GET /api/v2/positions');
+    await body('GET /api/v2/parties', '/api/v2/parties?pagination.first=50', 'GET /api/v2/parties');
+    for (const id of state.orders.slice(0, 5)) await body('GET /api/v2/order/{id}', `/api/v2/order/${id}`, 'GET /api/v2/order/{orderId}');
+    for (const id of state.signatureResources.slice(0, 2)) await body('GET /api/v2/node/signatures', `/api/v2/node/signatures?id=${id}`, 'GET /api/v2/node/signatures');
+    if ((patch as { marketsCore?: boolean }).marketsCore) await body('GET /markets', '/markets', 'GET /markets');
     await clear();
     expect(summary(devs)).toEqual([]);
   });
