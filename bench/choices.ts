@@ -69,6 +69,9 @@ export async function zlibChoice(log: Log, bodies: { series: number; body: Buffe
 /** The launch flags' variants, from the shipped set down to V8's defaults. */
 export const FLAG_VARIANTS: { name: string; flags: string[]; env: Record<string, string> }[] = [
   { name: 'shipped', flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } },
+  // Candidates that trade CPU for memory on Node 22+ (no background GC/compiler threads; no TurboFan).
+  { name: 'shipped + --single-threaded', flags: [...NODE_FLAGS, '--single-threaded'], env: { ...LAUNCH_ENV } },
+  { name: 'shipped + --single-threaded --no-opt', flags: [...NODE_FLAGS, '--single-threaded', '--no-opt'], env: { ...LAUNCH_ENV } },
   { name: 'without --optimize-for-size', flags: NODE_FLAGS.filter((x) => x !== '--optimize-for-size'), env: { ...LAUNCH_ENV } },
   { name: 'V8 defaults (only --expose-gc)', flags: ['--expose-gc'], env: { ...LAUNCH_ENV } },
   { name: 'nothing (not even the mmap threshold)', flags: [], env: {} },
