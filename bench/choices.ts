@@ -41,16 +41,22 @@ export async function zlibChoice(log: Log, bodies: { series: number; body: Buffe
   const gzipAsync = promisify(gzip);
   const rows: Record<string, unknown>[] = [];
   log(`\n## Choice: synchronous gzip of the polled body (level 1, ${rounds} rounds each, median)`);
-  log('| series | body MiB | sync: loop blocked ms | async: wall ms | async: longest loop stall ms | sync/async wall |');
-  log('|---|---|---|---|---|---|');
+  log('| series | body MiB | sync: loop blocked ms | async: wall ms | async: longest loop stall ms | sync/async wall | default level ms | level 1 / default: time, size |');
+  log('|---|---|---|---|---|---|---|---|');
   for (const { series, body } of bodies) {
     const sync: number[] = [];
     const wall: number[] = [];
     const stall: number[] = [];
+    const level6: number[] = [];
+    let sizes = [0, 0];
     for (let i = 0; i < rounds; i++) {
+      const t6 = performance.now();
+      const z6 = gzipSync(body);
+      level6.push(performance.now() - t6);
       const t0 = performance.now();
-      gzipSync(body, BODY_GZIP);
+      const z1 = gzipSync(body, BODY_GZIP);
       sync.push(performance.now() - t0);
+      sizes = [z1.length, z6.length];
       const h = monitorEventLoopDelay({ resolution: 1 });
       h.enable();
       const t1 = performance.now();
@@ -59,9 +65,9 @@ export async function zlibChoice(log: Log, bodies: { series: number; body: Buffe
       h.disable();
       stall.push(h.max / 1e6);
     }
-    const row = { series, bodyMiB: body.length / 2 ** 20, syncMs: median(sync), asyncWallMs: median(wall), asyncStallMs: median(stall) };
+    const row = { series, bodyMiB: body.length / 2 ** 20, syncMs: median(sync), asyncWallMs: median(wall), asyncStallMs: median(stall), defaultLevelMs: median(level6), level1Bytes: sizes[0]!, defaultLevelBytes: sizes[1]! };
     rows.push(row);
-    log(`| ${series} | ${f(row.bodyMiB, 2)} | ${f(row.syncMs)} | ${f(row.asyncWallMs)} | ${f(row.asyncStallMs)} | ${f(row.syncMs / row.asyncWallMs, 2)} |`);
+    log(`| ${series} | ${f(row.bodyMiB, 2)} | ${f(row.syncMs)} | ${f(row.asyncWallMs)} | ${f(row.asyncStallMs)} | ${f(row.syncMs / row.asyncWallMs, 2)} | ${f(row.defaultLevelMs)} | ${f(row.syncMs / row.defaultLevelMs, 2)}, ${f(row.level1Bytes / row.defaultLevelBytes, 2)} |`);
   }
   return rows;
 }

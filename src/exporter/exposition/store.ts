@@ -9,8 +9,8 @@ import type { GcHint } from '../process/gc-hint.js';
 import { fragments, header, type Sample } from './render.js';
 
 /**
- * The polled body is gzipped again on every change: at 100,000 series (16 MiB) level 1 takes 39 ms
- * where the default level takes 75 ms, for a body 3% larger.
+ * The polled body is gzipped again on every change: level 1 takes about half the time of the
+ * default level for a body a few percent larger (docs/performance.md, "Choices").
  */
 export const BODY_GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED };
 

@@ -3,16 +3,15 @@
  *
  * A poll that replaces megabytes of series text leaves its parsed response, its samples and the
  * old text in V8's old space. Little is allocated after it, so V8 does not collect until its memory
- * reducer runs (about 8 s later): at 10,000 series that held resident memory 10-12 MiB high for
- * half of a 15 s markets interval. Collecting right away costs 7-14 ms there (a 25 MiB heap;
- * docs/performance.md). Needs `--expose-gc`, which the bin, `npm start` and the image pass;
- * without it this does nothing. At most one collection per interval, however busy the polls.
+ * reducer runs, seconds later, and resident memory stays high meanwhile; collecting right away is
+ * cheap at the sizes one thread serves (docs/performance.md, "Memory"). Needs `--expose-gc`, which
+ * the bin, `npm start` and the image pass; without it this does nothing. At most one collection
+ * per interval, however busy the polls.
  *
  * A forced collection is not incremental: on the thread that serves scrapes it pauses them for as
- * long as it takes, and that grows with the heap (29 ms for a 30 MiB heap at 100,000 series on one
- * thread, `--trace-gc`). So the serving thread skips it above `maxHeapBytes` (V8's own incremental
- * collector copes there); the polling thread, whose pauses no scrape waits for, collects at any
- * size.
+ * long as it takes, and that grows with the heap. So the serving thread skips it above
+ * `maxHeapBytes` (V8's own incremental collector copes there); the polling thread, whose pauses no
+ * scrape waits for, collects at any size.
  */
 import { getHeapStatistics } from 'node:v8';
 

@@ -1,15 +1,13 @@
 /**
  * How the daemon's Node process is started. The V8 flags and the glibc setting below keep resident
  * memory small and steady (docs/performance.md has the measurements):
- * - a 1 MiB young-generation semi-space (V8 would otherwise let it grow to 16 MiB under a poll's
- *   allocation), and V8 told to favour memory over speed: about the same at rest at 10,000
- *   series, but 7 MiB less right after heavy scraping, and back to the resting figure within 10 s
- *   (without it, still 11 MiB up). It makes rendering 100,000 series about 2.5 times slower,
- *   which the polling thread keeps off the scrape path;
+ * - a 1 MiB young-generation semi-space (V8 would otherwise let it grow many times that under a
+ *   poll's allocation), and V8 told to favour memory over speed, which costs rendering time that
+ *   the polling thread keeps off the scrape path at large sizes ("Choices": launch flags);
  * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts);
  * - a fixed 128 KiB mmap threshold: glibc otherwise raises it to the size of the last large block
  *   freed, so every later megabyte-sized body lands in the main heap, which fragments and never
- *   shrinks (10 MiB more in about one start in three at 10,000 series).
+ *   shrinks.
  * The bin's shebang, `npm start`, the image's ENTRYPOINT and ENV, and the benchmarks use exactly
  * these; test/kit/kit.test.ts checks that they agree.
  */

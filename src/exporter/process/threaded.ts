@@ -23,8 +23,8 @@ export type WorkerMessage =
   | { type: 'reply'; id: number; ok: boolean; status?: number; body?: string; error?: string };
 
 /**
- * A small young generation: polls allocate in short bursts, and V8's default (up to 16 MiB per
- * semi-space) keeps tens of MiB resident for garbage that a smaller one collects just as well.
+ * A small young generation: polls allocate in short bursts, and V8's default keeps far more
+ * resident for garbage that a smaller one collects just as well (docs/performance.md, "Memory").
  */
 const LIMITS = { maxYoungGenerationSizeMb: 3 };
 
@@ -48,9 +48,9 @@ export interface ThreadedExporter {
 
 /**
  * The polled body as the serving thread holds it: gzip (what Prometheus asks for), and the plain
- * text unzipped on the first plain scrape after a change. Sending both would hand this thread
- * 18 MiB of new external memory per change at 100,000 series, and V8 answers external memory
- * growth with full collections on this thread: 5-30 ms pauses every second under busy polls.
+ * text unzipped on the first plain scrape after a change. Sending both would hand this thread ten
+ * times the memory per change, and V8 answers external memory growth with full collections on
+ * this thread: pauses under busy polls (docs/performance.md, "Scrapes while polls are applied").
  */
 export function lazyPlain(gzip: Buffer, version: number): PolledBody {
   let plain: Buffer | undefined;

@@ -1,7 +1,7 @@
 /**
  * The parts of prom-client this exporter uses (Registry, Gauge, the default metrics), loaded from
  * their own modules. The entry point also loads the push gateway (https, tls, crypto) and the
- * cluster aggregator: about 2 MB of resident memory never used here. test/exporter/lean-deps.test.ts
+ * cluster aggregator: resident memory never used here (docs/performance.md, "Choices"). test/exporter/lean-deps.test.ts
  * checks these are the very objects the entry point exports.
  */
 import { createRequire } from 'node:module';

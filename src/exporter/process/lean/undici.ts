@@ -1,9 +1,10 @@
 /**
  * The parts of undici this exporter uses (Pool, request(), error classes), loaded from their own
  * modules. The package's entry point also loads fetch, WebSocket, EventSource, cache stores, mocks
- * and interceptors (and, through them, Node's own bundled copy of undici): about 6 MB of resident
- * memory never used here. test/exporter/lean-deps.test.ts checks these are the very objects the
- * entry point exports, so an upgrade that moves a file fails the tests rather than the daemon.
+ * and interceptors (and, through them, Node's own bundled copy of undici): resident memory never
+ * used here (docs/performance.md, "Choices"). test/exporter/lean-deps.test.ts checks these are the
+ * very objects the entry point exports, so an upgrade that moves a file fails the tests rather
+ * than the daemon.
  */
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
