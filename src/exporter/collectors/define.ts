@@ -60,3 +60,14 @@ export function isEnabled(config: { collectors: object }, module: AnyCollectorMo
   const s = settingsOf(config, module);
   return module.enabled ? module.enabled(s) : s.enabled !== false;
 }
+
+/**
+ * Enablement for a collector that watches listed ids: on when some are listed, unless switched
+ * off; switched on explicitly with none listed is a settings error naming `field`.
+ */
+export function watchesListedIds<S extends { enabled?: boolean | undefined }>(name: string, field: string, count: (settings: S) => number): { enabled(settings: S): boolean; check(settings: S): SettingsIssue[] } {
+  return {
+    enabled: (s) => s.enabled ?? count(s) > 0,
+    check: (s) => (s.enabled === true && count(s) === 0 ? [{ path: [field], message: `expected at least one id: the ${name} collector only watches listed ids` }] : []),
+  };
+}

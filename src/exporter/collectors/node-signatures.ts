@@ -5,7 +5,7 @@ import { hex64, timing } from '../config/fields.js';
 import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
-import { defineCollector } from './define.js';
+import { defineCollector, watchesListedIds } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -47,8 +47,7 @@ export default defineCollector({
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
   config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(hex64).default([]) }).prefault({}),
   metrics: ownedBy('node_signatures'),
-  enabled: (c) => c.enabled ?? c.ids.length > 0,
-  check: (c) => (c.enabled === true && c.ids.length === 0 ? [{ path: ['ids'], message: 'expected at least one id: the node_signatures collector only watches listed ids' }] : []),
+  ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
   expectedSeries: (c) => 8 * c.ids.length,
   create: (c) => new NodeSignaturesCollector(c.ids),
 });

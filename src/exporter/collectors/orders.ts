@@ -11,7 +11,7 @@ import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
-import { defineCollector } from './define.js';
+import { defineCollector, watchesListedIds } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -93,8 +93,7 @@ export default defineCollector({
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
   config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(orderRef).default([]) }).prefault({}),
   metrics: ownedBy('orders'),
-  enabled: (c) => c.enabled ?? c.ids.length > 0,
-  check: (c) => (c.enabled === true && c.ids.length === 0 ? [{ path: ['ids'], message: 'expected at least one id: the orders collector only watches listed ids' }] : []),
+  ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('orders', 'ids', (c) => c.ids.length),
   expectedSeries: (c) => 25 * c.ids.length,
   create: (c, { directory }) => new OrdersCollector(c.ids, directory),
 });

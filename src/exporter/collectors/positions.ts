@@ -13,7 +13,7 @@ import type { Sample } from '../exposition/render.js';
 import { oneHot, scaleDown } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
-import { defineCollector } from './define.js';
+import { defineCollector, watchesListedIds } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -109,8 +109,7 @@ export default defineCollector({
     })
     .prefault({}),
   metrics: ownedBy('positions'),
-  enabled: (c) => c.enabled ?? c.party_ids.length + c.market_ids.length > 0,
-  check: (c) => (c.enabled === true && c.party_ids.length + c.market_ids.length === 0 ? [{ path: ['party_ids'], message: 'expected at least one id: the positions collector only watches listed ids' }] : []),
+  ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
   // About 12 series per position; a party with no market listed may hold ~50.
   expectedSeries: (c) => 12 * Math.max(1, c.party_ids.length) * Math.max(1, c.market_ids.length || 50),
   create: (c, { directory }) => {
