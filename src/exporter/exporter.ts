@@ -105,6 +105,8 @@ export class Exporter {
         pending: () => this.pending(),
         probe: (q, timeout) => this.probe(q, timeout),
         reload: () => this.reload(),
+        log: this.log,
+        lifecycle: () => this.config.web.enable_lifecycle,
         seriesCount: () => this.store.seriesCount(),
       },
       this.config.web,

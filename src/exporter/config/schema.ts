@@ -51,6 +51,8 @@ const webSchema = z
     read_header_timeout: duration.prefault('10s'),
     /** And its whole request within this one. */
     request_timeout: duration.prefault('30s'),
+    /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
+    enable_lifecycle: z.boolean().default(false),
   })
   .prefault({});
 

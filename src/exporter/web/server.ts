@@ -8,6 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { CONTENT_TYPE } from '../exposition/render.js';
 import type { SelfMetrics } from '../exposition/self-metrics.js';
+import type { Logger } from '../process/logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
 
 export type { RunnerStatus };
@@ -27,6 +28,10 @@ export interface ServerDeps {
   pending: () => string[];
   probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string }>;
   reload: () => Promise<void>;
+  /** Where request errors go: one JSON line each, never a stack trace in a response. */
+  log?: Logger | undefined;
+  /** POST /-/reload (and any future lifecycle route) answers only when this is true (--web.enable-lifecycle). */
+  lifecycle?: (() => boolean) | undefined;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -90,6 +95,11 @@ export async function createApp(deps: ServerDeps): Promise<express.Express> {
   });
 
   app.post('/-/reload', async (_req, res) => {
+    // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
+    if (!deps.lifecycle?.()) {
+      res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
+      return;
+    }
     try {
       await deps.reload();
       res.type('text/plain').send('reloaded\n');
@@ -116,7 +126,30 @@ ${rows}
 </table></body></html>
 `);
   });
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  // The production error handler: a one-line text answer, the error as one JSON log line; express's
+  // default handler would answer with an HTML page holding the stack trace and install paths.
+  app.use((err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = httpStatusOf(err);
+    if (status >= 500) deps.log?.error({ code: 'HTTP_HANDLER', path: req.path, err: err instanceof Error ? err.message : String(err) }, 'request failed');
+    if (res.headersSent) return void res.end();
+    res.status(status).type('text/plain').send(status >= 500 ? 'internal error\n' : 'bad request\n');
+  });
   return app;
+}
+
+/** The status an error asks for (body-parser style `status`), else 500. */
+function httpStatusOf(err: unknown): number {
+  const s = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' && s >= 400 && s < 600 ? s : 500;
+}
+
+/** The path of a request target, without its query. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }
 
 /**
@@ -138,23 +171,27 @@ export function createHandler(deps: ServerDeps): http.RequestListener {
       res.end(parts[1]);
       return;
     }
-    if (req.method === 'GET' && url === '/healthz') {
+    // Probes answer HEAD as GET, and ignore a query string (some probers add one).
+    const path = pathOf(url);
+    const probe = req.method === 'GET' || req.method === 'HEAD';
+    if (probe && path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('ok\n');
+      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
       return;
     }
-    if (req.method === 'GET' && url === '/readyz') {
+    if (probe && path === '/readyz') {
       const pending = deps.pending();
       res.writeHead(pending.length === 0 ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+      res.end(req.method === 'HEAD' ? undefined : pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
       return;
     }
     app ??= createApp(deps);
     app.then(
       (a) => a(req, res),
-      () => {
-        res.writeHead(500);
-        res.end();
+      (err: unknown) => {
+        deps.log?.error({ code: 'HTTP_HANDLER', err: err instanceof Error ? err.message : String(err) }, 'web application failed to load');
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('internal error\n');
       },
     );
   };

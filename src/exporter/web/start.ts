@@ -27,7 +27,7 @@ export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: (
   const self = new SelfMetrics(createSelfRegistry(VERSION, deps.seriesCount));
   await self.refresh();
   const stopSelf = self.keepFresh();
-  const handler = createHandler({ ...deps, self });
+  const handler = createHandler({ ...deps, self, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle) });
   // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
   const guarded = auth ? (await import('./auth.js')).protect(handler, auth.config) : handler;
   let server: http.Server;
