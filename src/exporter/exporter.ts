@@ -11,6 +11,7 @@ import { SeriesStore } from './exposition/store.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { GcHint } from './process/gc-hint.js';
+import { PacerRegistry } from './upstream/pace.js';
 import type { Logger } from './process/logger.js';
 import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
@@ -43,7 +44,7 @@ export class Exporter {
     this.store = new SeriesStore(catalogueOf(collectors));
     // On the serving thread a forced collection pauses scrapes: only while the heap is small.
     this.store.gcHint = new GcHint({ maxHeapBytes: isMainThread ? SERVING_THREAD_GC_MAX_HEAP : Infinity });
-    this.ctx = { config, store: this.store, log, collectors };
+    this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry() };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, (name) => this.fleet.targets.get(name));
   }
@@ -124,6 +125,8 @@ export class Exporter {
     const rest = (c: Config): string => JSON.stringify({ ...c, ...Object.fromEntries(LIVE_SETTINGS.map((k) => [k, null])) });
     const structural = rest(next) !== rest(this.config);
     if (next.web.listen_address !== this.config.web.listen_address) this.log.warn({}, 'web.listen_address changes need a restart');
+    // A reload lifts every back-off a node imposed, and applies new pacing settings.
+    this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
     await this.fleet.reconfigure(next, structural);
     this.log.info({ targets: this.targets.size, structural }, 'configuration reloaded');
   }

@@ -7,6 +7,7 @@ import { COLLECTORS } from '../collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
 import { intervalToCron } from '../schedule/cron.js';
 import { duration } from './fields.js';
+import { parseAllowRule } from '../web/allow.js';
 
 const listenAddress = z
   .string()
@@ -68,6 +69,8 @@ const httpSchema = z
     requests_per_second: z.number().positive().max(1000).default(10),
     burst: z.number().int().min(1).default(40),
     retries: z.number().int().min(0).max(10).default(2),
+    /** Longest back-off a node's RateLimit-Reset / Retry-After can impose; a reload lifts it. */
+    max_backoff: duration.prefault('10m'),
     page_size: z.number().int().min(1).max(5000).default(5000),
     max_pages: z.number().int().min(1).default(100),
   })
@@ -91,8 +94,11 @@ const probeSchema = z
     max_age: duration.prefault('10s'),
     /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
     timeout: duration.prefault('10s'),
-    /** URL prefixes that /probe?target=<url> may reach besides the configured targets. */
-    allowed_urls: z.array(z.string().url()).default([]),
+    /**
+     * URLs that /probe?target=<url> may reach besides the configured targets: scheme, host, port
+     * (`:*` or a bare `:` for any) and path prefix are compared after parsing; user-info is refused.
+     */
+    allowed_urls: z.array(z.string().refine((s) => parseAllowRule(s) !== undefined, { error: 'expected scheme://host[:port|:*][/path prefix], http or https, without user-info, query or fragment' })).default([]),
   })
   .prefault({});
 

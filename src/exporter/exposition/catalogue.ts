@@ -144,6 +144,7 @@ export const M = {
   probeSuccess: defineMetric('exporter', 'vega_probe_success', 'gauge', T, '', 'the exporter (/probe)', 'Whether every collector the probe ran succeeded.'),
   probeDuration: defineMetric('exporter', 'vega_probe_duration_seconds', 'gauge', T, 'seconds', 'the exporter (/probe)', 'How long the probe took.'),
   upstreamRequests: defineMetric('exporter', 'vega_upstream_requests_total', 'counter', [...T, 'endpoint', 'status'], 'requests', 'the exporter', 'Requests to the data node by endpoint and HTTP status ("error" when no status came back).'),
+  upstreamBackoffUntil: defineMetric('exporter', 'vega_upstream_backoff_until_timestamp_seconds', 'gauge', T, 'seconds since epoch', 'the exporter (RateLimit-Reset, Retry-After, RateLimit-Retry-After, capped by http.max_backoff)', 'While the node has asked the exporter to back off: when the back-off ends. Absent otherwise; a reload lifts it.'),
   upstreamPages: defineMetric('exporter', 'vega_upstream_pages_total', 'counter', [...T, 'collector'], 'pages', 'the exporter', 'Pages of paginated lists fetched.'),
   paginationTruncated: defineMetric('exporter', 'vega_pagination_truncated', 'gauge', [...T, 'collector'], '', 'the exporter', 'Whether the last walk of a paginated list stopped early (page cap or cursor loop): 1 means the series are incomplete.'),
 } as const satisfies Record<string, MetricDef>;

@@ -33,6 +33,8 @@ export class TargetRuntime {
       requestsPerSecond: h.requests_per_second,
       burst: h.burst,
       retries: h.retries,
+      maxBackoffMs: h.max_backoff,
+      ...(ctx.pacers ? { pacers: ctx.pacers } : {}),
       onRequest: (endpoint, status) => {
         const byStatus = this.counts.get(endpoint) ?? new Map<string, number>();
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
@@ -91,6 +93,9 @@ export class TargetRuntime {
       const byStatus = this.counts.get(endpoint)!;
       for (const status of [...byStatus.keys()].sort()) samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
     }
+    // Shown while it lasts: the next poll after it ends re-renders without it.
+    const until = this.client.backoffUntil();
+    if (until !== undefined) samples.push({ metric: M.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
     this.ctx.store.set(this.httpKey, samples, Date.now(), Infinity);
   }
 

@@ -6,7 +6,7 @@
 import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
-import { TokenBucket, sleep } from './pace.js';
+import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from '../schedule/deadline.js';
 
 export interface ClientOptions {
@@ -21,6 +21,10 @@ export interface ClientOptions {
   requestsPerSecond: number;
   burst: number;
   retries: number;
+  /** Longest back-off a RateLimit-Reset / Retry-After answer can impose (default 10 minutes, a node's ban). */
+  maxBackoffMs?: number;
+  /** Pacing shared per host and port (the exporter's); without it this client paces alone. */
+  pacers?: PacerRegistry;
   /** Called once per attempt with the endpoint label and the HTTP status or 'error'. */
   onRequest?: (endpoint: string, status: string) => void;
 }
@@ -31,14 +35,16 @@ export interface Response {
   json: unknown;
 }
 
+/** A real node bans for 10 minutes: no answer of its should stop polling for longer. */
+export const DEFAULT_MAX_BACKOFF_MS = 10 * 60_000;
+
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
 export class DatanodeClient {
   private readonly pool: Pool;
   private readonly base: URL;
-  private readonly bucket: TokenBucket;
-  /** No request leaves before this time (ms): set by 429/403 answers, so a ban is never extended. */
-  private blockedUntil = 0;
+  /** Shared with every client of the same host and port (hostPacer). */
+  private readonly pacer: HostPacer;
   /** Requests sent and body bytes received on the wire (before gunzip), for benchmarks. */
   readonly totals = { requests: 0, bytes: 0 };
 
@@ -51,7 +57,18 @@ export class DatanodeClient {
       bodyTimeout: opts.bodyTimeoutMs,
       keepAliveTimeout: 4_000,
     });
-    this.bucket = new TokenBucket(opts.requestsPerSecond, opts.burst);
+    this.pacer = opts.pacers ? opts.pacers.get(this.base, opts.requestsPerSecond, opts.burst) : new HostPacer(opts.requestsPerSecond, opts.burst);
+  }
+
+  /** When the current back-off ends (ms since epoch), if one is in force. */
+  backoffUntil(): number | undefined {
+    return this.pacer.blockedUntil > Date.now() ? this.pacer.blockedUntil : undefined;
+  }
+
+  /** Back off for `seconds` as the node asked, but never longer than maxBackoffMs; a ban is never extended. */
+  private backOff(seconds: number): void {
+    const ms = Math.min(seconds * 1000, this.opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
+    this.pacer.blockedUntil = Math.max(this.pacer.blockedUntil, Date.now() + ms);
   }
 
   /** Build the request path; every key and value is percent-encoded (cursors contain + / =). */
@@ -65,23 +82,23 @@ export class DatanodeClient {
     const fullPath = this.pathFor(path, query);
     let attempt = 0;
     for (;;) {
-      const wait = this.blockedUntil - Date.now();
+      const wait = this.pacer.blockedUntil - Date.now();
       if (wait > 0) {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
         if (wait > 5_000) throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
         await sleep(wait, signal);
       }
-      await this.bucket.take(signal);
+      await this.pacer.bucket.take(signal);
       try {
         return await this.once(fullPath, endpoint, signal);
       } catch (err) {
         if (signal.aborted) throw timeoutError(endpoint, signal.reason ?? err);
         if (err instanceof UpstreamHttpError) {
           if (err.status === 403) {
-            this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 600) * 1000;
+            this.backOff(err.retryAfterSeconds ?? 600);
             throw err;
           }
-          if (err.status === 429) this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 1) * 1000;
+          if (err.status === 429) this.backOff(err.retryAfterSeconds ?? 1);
           if (!RETRYABLE_STATUS.has(err.status)) throw err;
         } else if (err instanceof ExporterError && err.code !== 'UPSTREAM_CONNECT' && err.code !== 'UPSTREAM_TIMEOUT') {
           throw err; // bad JSON or an oversized body will not improve on retry

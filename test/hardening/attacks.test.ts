@@ -1,0 +1,100 @@
+/**
+ * Bounded under attack (issue 14): each test plays a hostile data node or a hostile client of its
+ * own against the real exporter on 127.0.0.1, and checks the limit holds. docs/reliability.md,
+ * section "Attacks", has one row per test with the figures measured here.
+ */
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/exporter/config/schema.js';
+import { Scrape, scrape } from '../helpers/expo.js';
+import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
+import { lifecycle } from '../helpers/lifecycle.js';
+import { waitFor } from '../helpers/exporter.js';
+
+const { defer, exporter } = lifecycle();
+const STATS_ONLY = { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } };
+
+describe('rate-limit answers (item 4)', () => {
+  it('a 429 with RateLimit-Reset: 999999999 backs off at most http.max_backoff, shows it, and a reload lifts it', async () => {
+    let banning = true;
+    const node = await hostileNode({
+      '/statistics': (_q, res) => (banning ? json(res, '{"code":8,"message":"rate limited"}', 429, { 'ratelimit-reset': '999999999' }) : json(res, statisticsBody(), 200, STATISTICS_HEADERS)),
+    });
+    defer(node.close);
+    const input = { targets: [{ name: 'n', url: node.url }], collectors: { ...STATS_ONLY, statistics: { interval: '1s' } } };
+    const e = await exporter(node.url, input, 'silent', () => configSchema.parse(input));
+    let m = await scrape(e.url);
+    await waitFor(async () => (m = await scrape(e.url)).has('vega_upstream_backoff_until_timestamp_seconds'), 5_000);
+    const until = m.value('vega_upstream_backoff_until_timestamp_seconds', { target: 'n' })!;
+    const now = Date.now() / 1000;
+    expect(until).toBeGreaterThan(now + 590);
+    expect(until).toBeLessThanOrEqual(now + 601); // the default cap: a real node's 10-minute ban
+    // It holds: the node has healed, but nothing is sent to it while the back-off lasts.
+    banning = false;
+    const sent = node.total();
+    await new Promise((r) => setTimeout(r, 2_200));
+    expect(node.total()).toBe(sent);
+    expect((await scrape(e.url)).value('vega_up', { target: 'n' })).toBe(0);
+    // SIGHUP and POST /-/reload both land here: the back-off is lifted.
+    await e.exporter.reload();
+    await waitFor(async () => (await scrape(e.url)).value('vega_up', { target: 'n' }) === 1, 5_000);
+    expect((await scrape(e.url)).has('vega_upstream_backoff_until_timestamp_seconds')).toBe(false);
+  });
+
+  it('http.max_backoff is the cap', async () => {
+    const node = await hostileNode({ '/statistics': (_q, res) => json(res, '{}', 403, { 'ratelimit-retry-after': '86400' }) });
+    defer(node.close);
+    const e = await exporter(node.url, { http: { max_backoff: '30s' }, collectors: STATS_ONLY }, 'silent');
+    const m = await scrape(e.url);
+    expect(m.value('vega_upstream_backoff_until_timestamp_seconds', { target: 'node1' })!).toBeLessThanOrEqual(Date.now() / 1000 + 31);
+  });
+});
+
+describe('/probe allow-list and pacing (item 5)', () => {
+  it('user-info, other hosts and ports, and invalid URLs are refused with a one-line 400; nothing is sent', async () => {
+    const node = await hostileNode();
+    defer(node.close);
+    const other = await hostileNode();
+    defer(other.close);
+    const e = await exporter(node.url, { collectors: STATS_ONLY, probe: { allowed_urls: ['http://127.0.0.1:', `http://127.0.0.1:${other.port}/only/`] } }, 'silent');
+    const before = other.total();
+    const refused = [
+      `http://127.0.0.1:@localhost:${other.port}/`, // the startsWith bypass
+      `http://u:p@127.0.0.1:${other.port}/`,
+      `http://localhost:${other.port}/`,
+      `https://127.0.0.1:${other.port}/`,
+      `http://127.0.0.1:abc`,
+      `http://127.0.0.1:${other.port}/?x=1`,
+      'http://[::1',
+      'file:///etc/passwd',
+    ];
+    for (const t of refused) {
+      const r = await fetch(`${e.url}/probe?target=${encodeURIComponent(t)}`);
+      const body = await r.text();
+      expect(r.status, t).toBe(400);
+      expect(r.headers.get('content-type'), t).toMatch(/^text\/plain/);
+      expect(body.trimEnd().split('\n'), t).toHaveLength(1);
+      expect(body, t).not.toMatch(/<html|\n\s+at /i);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(other.total() - before).toBe(0);
+    // An allowed one still works (any port on 127.0.0.1; a path under the prefix).
+    expect((await fetch(`${e.url}/probe?target=${encodeURIComponent(`http://127.0.0.1:${other.port}/only/x`)}&collectors=statistics`)).status).toBe(200);
+  });
+
+  it('rotating distinct allowed URLs of one node is paced per host and port, shared with the polls', async () => {
+    const node = await hostileNode();
+    defer(node.close);
+    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
+    await new Promise((r) => setTimeout(r, 1_200)); // the first poll's tokens come back
+    const before = node.total();
+    const t0 = Date.now();
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => fetch(`${e.url}/probe?target=${encodeURIComponent(`${node.url}/p${i}`)}&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '2' } }).then((r) => r.text())),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const sent = node.total() - before;
+    // Burst 5, then 5/s: each URL with its own bucket sent all 40 at once.
+    expect(sent).toBeLessThanOrEqual(5 + Math.ceil(5 * seconds) + 1);
+    expect(replies.filter((b) => new Scrape(b).value('vega_probe_success') === 1).length).toBeGreaterThanOrEqual(5);
+  });
+});
