@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/exporter/config/schema.js';
 import { Scrape, scrape } from '../helpers/expo.js';
-import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
+import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';
 import { waitFor } from '../helpers/exporter.js';
 
@@ -96,5 +96,47 @@ describe('/probe allow-list and pacing (item 5)', () => {
     // Burst 5, then 5/s: each URL with its own bucket sent all 40 at once.
     expect(sent).toBeLessThanOrEqual(5 + Math.ceil(5 * seconds) + 1);
     expect(replies.filter((b) => new Scrape(b).value('vega_probe_success') === 1).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('cardinality guards cannot be walked around (item 3)', () => {
+  it('3,000 markets with unique state and mode strings: the known values, 8 unknown ones, then one other bucket', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => market(hex64(i), { state: `STATE_EVIL_${i}`, tradingMode: `TRADING_MODE_EVIL_${i}` }));
+    const body = JSON.stringify({ markets: rows });
+    const node = await hostileNode({ '/markets': (_q, res) => json(res, body) });
+    defer(node.close);
+    const e = await exporter(node.url, { collectors: { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } } }, 'silent');
+    await waitFor(async () => (await scrape(e.url)).has('vega_markets'), 10_000);
+    const m = await scrape(e.url);
+    const byState = m.all('vega_markets');
+    expect(byState.length).toBeLessThanOrEqual(11 + 8 + 1);
+    expect(m.value('vega_markets', { state: 'other' })).toBe(3000 - 8);
+    expect(m.all('vega_markets_by_trading_mode').length).toBeLessThanOrEqual(9 + 8 + 1);
+    expect(m.value('vega_markets_over_limit')).toBe(1);
+  });
+
+  it('key rotations minting 3,000 node ids a poll stay under the network series limit, flagged, and vanish once the node heals', async () => {
+    let minted = 0;
+    let healed = false;
+    const rotation = (nodeId: string, h: number) => ({ node: { nodeId, oldPubKey: hex64(h, 'o'), newPubKey: hex64(h, 'n'), blockHeight: String(h) }, cursor: Buffer.from(`c${h}`).toString('base64') });
+    const node = await hostileNode({
+      '/keys/rotations': (_q, res) => {
+        const edges = healed ? [rotation(hex64(1, 'v'), 1), rotation(hex64(2, 'v'), 2), rotation(hex64(1, 'v'), 3)] : Array.from({ length: 3000 }, () => rotation(hex64(++minted, 'e'), minted));
+        json(res, JSON.stringify({ rotations: { edges, pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: edges[0]!.cursor, endCursor: edges.at(-1)!.cursor } } }));
+      },
+    });
+    defer(node.close);
+    const e = await exporter(node.url, { limits: { series_per_network: 1000 }, collectors: { markets: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, key_rotations: { interval: '1m' } } }, 'warn');
+    await waitFor(async () => (await scrape(e.url)).has('vega_key_rotations_total'), 10_000);
+    for (let i = 0; i < 3; i++) await e.poll('key_rotations');
+    let m = await scrape(e.url);
+    expect(m.all('vega_key_rotations_total').length + m.all('vega_key_rotation_last_block_height').length).toBeLessThanOrEqual(1000);
+    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
+    expect(e.logs.parsed().filter((l) => l.code === 'SERIES_LIMIT')).toHaveLength(1);
+    healed = true;
+    await e.poll('key_rotations');
+    m = await scrape(e.url);
+    expect(m.all('vega_key_rotations_total').map((s) => s.labels.node_id).sort()).toEqual([hex64(1, 'v'), hex64(2, 'v')]);
+    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
   });
 });

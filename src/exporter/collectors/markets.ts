@@ -10,7 +10,7 @@ import { arr, decimal, enumValue, i64, obj, str, u64, unixNsSeconds } from '../u
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
-import { oneHot } from '../upstream/scale.js';
+import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import { marketFacts, type Directory } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
@@ -37,7 +37,7 @@ function productOf(instrument: Json): { product: string; settlementAsset: string
 }
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
-export function marketSamples(target: string, m: Json, path: string): Sample[] {
+export function marketSamples(target: string, m: Json, path: string, enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) }): Sample[] {
   const id = str(m.id, `${path}.id`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
@@ -52,8 +52,8 @@ export function marketSamples(target: string, m: Json, path: string): Sample[] {
 
   const state = enumValue(m.state, `${path}.state`);
   const mode = enumValue(m.tradingMode, `${path}.tradingMode`);
-  for (const [s, v] of oneHot(MARKET_STATE, state)) push(M.marketState, v, s);
-  for (const [s, v] of oneHot(TRADING_MODE, mode)) push(M.marketMode, v, s);
+  for (const [s, v] of oneHot(MARKET_STATE, state, enums.state)) push(M.marketState, v, s);
+  for (const [s, v] of oneHot(TRADING_MODE, mode, enums.mode)) push(M.marketMode, v, s);
 
   const facts = marketFacts(m, path);
   push(M.marketDecimals, facts.decimalPlaces);
@@ -139,9 +139,11 @@ export function marketsSamples(target: string, markets: readonly Json[], opts: M
   markets.forEach((m, i) => obj(m, `markets[${i}]`));
   const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
   const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
+  // Unknown states and modes: a few by name, then `other` (a node cannot mint a series per market).
+  const enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
   markets.forEach((m, i) => {
-    const s = enumValue(m.state, `markets[${i}].state`);
-    const t = enumValue(m.tradingMode, `markets[${i}].tradingMode`);
+    const s = enums.state.label(enumValue(m.state, `markets[${i}].state`));
+    const t = enums.mode.label(enumValue(m.tradingMode, `markets[${i}].tradingMode`));
     byState.set(s, (byState.get(s) ?? 0) + 1);
     byMode.set(t, (byMode.get(t) ?? 0) + 1);
   });
@@ -153,7 +155,7 @@ export function marketsSamples(target: string, markets: readonly Json[], opts: M
   const over = selected.length > opts.maxMarkets;
   out.push({ metric: M.marketsOverLimit, values: [target], value: over ? 1 : 0 });
   if (!opts.countsOnly && !over) {
-    for (const [m, i] of selected) out.push(...marketSamples(target, m, `markets[${i}]`));
+    for (const [m, i] of selected) out.push(...marketSamples(target, m, `markets[${i}]`, enums));
   }
   return out;
 }

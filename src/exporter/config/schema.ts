@@ -102,6 +102,20 @@ const probeSchema = z
   })
   .prefault({});
 
+/** Hard bounds on what a node's answers can make the exporter hold and serve (docs/reliability.md, Attacks). */
+const limitsSchema = z
+  .strictObject({
+    /** Longer label values are cut and suffixed with a hash of the whole value (never two values in one series). */
+    label_value_bytes: z.number().int().min(32).max(65536).default(128),
+    /** Series one target's node-scoped collectors may write; beyond it a collector stops adding series (like sample_limit). */
+    series_per_target: z.number().int().min(100).default(20_000),
+    /** The same for one network's network-scoped collectors. */
+    series_per_network: z.number().int().min(100).default(250_000),
+    /** The rendered /metrics body stops growing here; vega_exporter_metrics_truncated says so. */
+    metrics_body_bytes: z.number().int().min(65536).default(48 * 1024 * 1024),
+  })
+  .prefault({});
+
 const fleetSchema = z
   .strictObject({
     /** Nodes whose data-node heights differ by more than this are not compared for data agreement. */
@@ -155,6 +169,7 @@ export function buildConfigSchema<T extends readonly AnyCollectorModule[]>(colle
       shard: shardSchema.optional(),
       probe: probeSchema,
       fleet: fleetSchema,
+      limits: limitsSchema,
       // Every collector's part has its own defaults, so an absent section is an empty one.
       collectors: z.strictObject(shape).prefault({} as never),
     })

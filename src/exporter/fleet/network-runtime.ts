@@ -13,7 +13,7 @@ export class NetworkRuntime {
   constructor(readonly network: string, ctx: RuntimeContext, members: () => TargetRuntime[]) {
     // Requests made for the network are counted on the targets that served them.
     const applied = () => members().forEach((t) => t.applyRequestCounts());
-    const deps = { directory: new Directory() };
+    const deps = { directory: new Directory(), seriesLimit: ctx.config.limits.series_per_network };
     const candidates = () => {
       const rts = members();
       const byName = new Map(rts.map((t) => [t.cfg.name, t]));

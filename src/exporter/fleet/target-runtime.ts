@@ -2,7 +2,7 @@
 import { isEnabled, settingsOf } from '../collectors/define.js';
 import type { TargetConfig } from '../config/schema.js';
 import { M } from '../exposition/catalogue.js';
-import type { Sample } from '../exposition/render.js';
+import { capLabel, type Sample } from '../exposition/render.js';
 import type { StoreKey } from '../exposition/store.js';
 import { CollectorRunner } from '../schedule/runner.js';
 import { runnerSettings } from '../schedule/settings.js';
@@ -42,7 +42,7 @@ export class TargetRuntime {
       },
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
-    const deps = { directory: new Directory() };
+    const deps = { directory: new Directory(), seriesLimit: ctx.config.limits.series_per_target };
     for (const module of ctx.collectors) {
       if (module.scope !== 'node' || !isEnabled(ctx.config, module)) continue;
       this.runners.push(
@@ -76,14 +76,22 @@ export class TargetRuntime {
     const stats = this.runner('statistics')?.state;
     const cons = this.runner('consistency')?.state;
     const fp = cons?.success ? cons.facts : undefined;
-    if (stats?.facts?.chainId) this.knownChainId = stats.facts.chainId;
+    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
+    if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: stats?.success === true,
-      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId || this.knownChainId } : undefined,
+      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
     };
+  }
+
+  private chainMemo: [string, string] = ['', ''];
+
+  private cappedChainId(raw: string): string {
+    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw)];
+    return this.chainMemo[1];
   }
 
   /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */
