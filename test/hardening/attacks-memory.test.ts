@@ -3,15 +3,18 @@
  * /proc): label values and series without bounds (item 2), and memory coming back after an
  * oversized-body episode (item 8). The data node is the tests' own (helpers/hostile.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
-import { bodySize, spawnExporter, type ExporterProcess } from '../helpers/process.js';
+import { bodySize, removeDist, spawnExporter, type ExporterProcess } from '../helpers/process.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!().catch(() => {});
 });
+
+afterAll(() => removeDist());
 
 const KB40 = 40 * 1024;
 const long = (tag: string, i: number): string => `${tag}${i}-`.padEnd(KB40, 'x');
@@ -80,4 +83,58 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
     for (const [ph, n] of Object.entries(sizes)) expect(n, ph).toBeLessThan(50e6);
     expect(rss.max()).toBeLessThan(150);
   }, 90_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('memory comes back after an oversized-body episode (item 8)', () => {
+  it('50 MB streamed without Content-Length, 30 MB bodies under the cap, a gzip bomb; healed: RSS < 100 MiB within 60 s', async () => {
+    let phase: 'chunked' | 'under' | 'gzip' | 'healed' = 'healed';
+    const ordinary = JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) });
+    const under = `{"padding":"${'x'.repeat(30 * 1024 * 1024)}",${ordinary.slice(1)}`;
+    const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const node = await hostileNode({
+      '/markets': (_q, res) => {
+        if (phase === 'healed') return json(res, ordinary);
+        if (phase === 'under') return json(res, under);
+        if (phase === 'gzip') return json(res, bomb, 200, { 'content-encoding': 'gzip' });
+        res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no Content-Length to refuse early
+        res.write('{"markets":[');
+        let left = 800; // 50 MiB
+        const pump = (): void => {
+          while (left > 0 && !res.destroyed) {
+            left--;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end(']}');
+        };
+        res.on('error', () => {});
+        pump();
+      },
+    });
+    cleanup.push(node.close);
+    const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: ONLY_MARKETS });
+    cleanup.push(p.stop);
+    await polled(node, '/markets', 1, 20_000);
+    const before = p.rssMiB();
+    const rss = sampler(p);
+    cleanup.push(async () => rss.stop());
+    for (const ph of ['chunked', 'under', 'gzip'] as const) {
+      phase = ph;
+      await polled(node, '/markets', 2, 20_000);
+    }
+    rss.stop();
+    phase = 'healed';
+    const healedAt = Date.now();
+    await polled(node, '/markets', 1, 20_000);
+    let after = p.rssMiB();
+    while (after >= 100 && Date.now() - healedAt < 60_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      after = p.rssMiB();
+    }
+    const seconds = (Date.now() - healedAt) / 1000;
+    console.log(`item 8: RSS before ${before.toFixed(0)} MiB, episode peak ${rss.max().toFixed(0)} MiB, ${after.toFixed(0)} MiB ${seconds.toFixed(1)} s after the node healed`);
+    expect(after).toBeLessThan(100);
+    expect(seconds).toBeLessThan(60);
+    expect((await (await fetch(`${p.url}/metrics`)).text())).toMatch(/vega_network_collector_success\{network="[^"]+",collector="markets"\} 1/);
+  }, 120_000);
 });

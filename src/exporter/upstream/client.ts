@@ -147,7 +147,9 @@ export class DatanodeClient {
       this.totals.bytes += raw.length;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
-          raw = gunzipSync(raw, { maxOutputLength: cap });
+          // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (launch settings),
+          // so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
+          raw = gunzipSync(raw, { maxOutputLength: cap, chunkSize: GUNZIP_CHUNK });
         } catch (err) {
           if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(endpoint, cap);
           throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
@@ -187,6 +189,7 @@ export class DatanodeClient {
 
 const EMPTY = Buffer.alloc(0);
 const LARGE_BODY_BYTES = 8 * 1024 * 1024;
+const GUNZIP_CHUNK = 1024 * 1024;
 
 /**
  * Read a body into one buffer, at most `cap` bytes: sized by Content-Length when declared, else
