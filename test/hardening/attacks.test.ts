@@ -3,7 +3,16 @@
  * own against the real exporter on 127.0.0.1, and checks the limit holds. docs/reliability.md,
  * section "Attacks", has one row per test with the figures measured here.
  */
+import bcrypt from 'bcryptjs';
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { Exporter } from '../../src/exporter/exporter.js';
+import { createLogger } from '../../src/exporter/process/logger.js';
+import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
@@ -138,5 +147,109 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
     m = await scrape(e.url);
     expect(m.all('vega_key_rotations_total').map((s) => s.labels.node_id).sort()).toEqual([hex64(1, 'v'), hex64(2, 'v')]);
     expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
+  });
+});
+
+/** p-th percentile of a sample, in its unit. */
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** A timed GET over a kept-alive connection. */
+function timedGet(agent: http.Agent, url: string, headers: Record<string, string> = {}): Promise<{ status: number; ms: number; retryAfter?: string | undefined }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - t0, retryAfter: res.headers['retry-after'] }));
+    });
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The attackers, in a thread of their own (their work must not queue on the exporter's thread):
+ * `connections` loops, each a fresh connection per request from its own loopback source address
+ * (127.0.0.2 …), sending a wrong password to 127.0.0.1 until told to stop.
+ */
+const ATTACKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+let stop = false, sent = 0;
+const byStatus = {};
+parentPort.on('message', () => { stop = true; });
+for (let i = 0; i < workerData.connections; i++) {
+  const localAddress = '127.0.0.' + (2 + (i % 250));
+  const loop = () => {
+    if (stop) return;
+    const req = http.get({ host: '127.0.0.1', port: workerData.port, path: '/metrics', agent: false, localAddress, headers: { authorization: workerData.auth } }, (res) => {
+      byStatus[res.statusCode] = (byStatus[res.statusCode] || 0) + 1;
+      res.resume();
+      res.on('end', loop);
+    });
+    sent++;
+    req.on('error', () => setTimeout(loop, 10));
+  };
+  loop();
+}
+const report = setInterval(() => { if (stop) { clearInterval(report); parentPort.postMessage({ sent, byStatus }); } }, 20);
+`;
+
+describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
+  async function withBasicAuth(password: string): Promise<{ url: string; stop: () => Promise<void> }> {
+    const node = await hostileNode();
+    defer(node.close);
+    const file = join(tmpdir(), `dne-web-${process.pid}-${Math.random().toString(36).slice(2)}.yml`);
+    writeFileSync(file, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync(password, 10)}\n`);
+    const config = configSchema.parse({ targets: [{ name: 'n', url: node.url }], log: { level: 'silent' }, collectors: STATS_ONLY });
+    const ex = new Exporter(config, createLogger('silent'));
+    const url = await ex.start('127.0.0.1:0', loadWebConfig(file));
+    defer(() => ex.stop());
+    return { url, stop: () => ex.stop() };
+  }
+  const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+
+  it('while 250 connections send wrong passwords, cached scrapes p99 < 100 ms and /healthz p99 < 50 ms', async () => {
+    const e = await withBasicAuth('right-password');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    defer(async () => agent.destroy());
+    const good = { authorization: basic('prometheus', 'right-password') };
+    expect((await timedGet(agent, `${e.url}/metrics`, good)).status).toBe(200); // verified once, cached
+    const attackers = new Worker(ATTACKER, { eval: true, workerData: { connections: 250, port: Number(new URL(e.url).port), auth: basic('prometheus', 'wrong') } });
+    defer(() => attackers.terminate().then(() => {}));
+    await new Promise((r) => setTimeout(r, 500)); // the attack is under way
+    const scrapes: number[] = [];
+    const health: number[] = [];
+    const end = Date.now() + 5_000;
+    while (Date.now() < end) {
+      const s = await timedGet(agent, `${e.url}/metrics`, good);
+      expect(s.status).toBe(200);
+      scrapes.push(s.ms);
+      const h = await timedGet(agent, `${e.url}/healthz`);
+      expect(h.status).toBe(200);
+      health.push(h.ms);
+    }
+    const report = new Promise<{ sent: number; byStatus: Record<string, number> }>((r) => attackers.once('message', r));
+    attackers.postMessage('stop');
+    const attack = await report;
+    console.log(`item 1: ${scrapes.length} scrapes p99 ${percentile(scrapes, 99).toFixed(1)} ms, /healthz p99 ${percentile(health, 99).toFixed(1)} ms; attackers sent ${attack.sent}: ${JSON.stringify(attack.byStatus)}`);
+    expect(percentile(scrapes, 99)).toBeLessThan(100);
+    expect(percentile(health, 99)).toBeLessThan(50);
+  }, 30_000);
+
+  it('failures per client address are limited: 429 with Retry-After, without bcrypt', async () => {
+    const e = await withBasicAuth('right-password');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    defer(async () => agent.destroy());
+    const wrong = { authorization: basic('prometheus', 'wrong') };
+    const replies = [];
+    for (let i = 0; i < 12; i++) replies.push(await timedGet(agent, `${e.url}/metrics`, wrong));
+    expect(replies.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(401));
+    expect(replies.slice(10).map((r) => r.status)).toEqual([429, 429]);
+    expect(Number(replies[11]!.retryAfter)).toBeGreaterThan(0);
+    expect(replies[11]!.ms).toBeLessThan(20); // no bcrypt
+    // The right password from an address over the limit is refused too (no guessing through it)...
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(429);
   });
 });

@@ -52,6 +52,18 @@ const webSchema = z
     read_header_timeout: duration.prefault('10s'),
     /** And its whole request within this one. */
     request_timeout: duration.prefault('30s'),
+    /** Basic auth under attack: bounded bcrypt work, and failures per client address limited. */
+    auth: z
+      .strictObject({
+        /** bcrypt verifications at once (each in a worker thread, off the serving thread). */
+        max_concurrent_checks: z.number().int().min(1).max(16).default(2),
+        /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
+        max_queued_checks: z.number().int().min(0).max(10_000).default(32),
+        /** Failed logins per client address and window; then 429 with Retry-After, without bcrypt. */
+        max_failures_per_client: z.number().int().min(1).default(10),
+        failure_window: duration.prefault('1m'),
+      })
+      .prefault({}),
     /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
     enable_lifecycle: z.boolean().default(false),
   })
