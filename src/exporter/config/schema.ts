@@ -40,6 +40,12 @@ const webSchema = z
   .strictObject({
     listen_address: listenAddress.default('127.0.0.1:19308'),
     max_connections: z.number().int().positive().default(256),
+    /**
+     * Of max_connections, how many are kept for clients that have sent a whole request (scrapes,
+     * probes): connections still sending their first request never hold these; over the bounds,
+     * the oldest of those is closed rather than the newcomer refused. Default: max_connections / 8, at most 32.
+     */
+    reserved_connections: z.number().int().min(0).optional(),
     /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
     config_file: z.string().min(1).optional(),
     /**
@@ -67,6 +73,7 @@ const webSchema = z
     /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
     enable_lifecycle: z.boolean().default(false),
   })
+  .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, { error: 'reserved_connections must be less than max_connections', path: ['reserved_connections'] })
   .prefault({});
 
 const logSchema = z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).prefault({});

@@ -6,6 +6,7 @@
 import type express from 'express';
 import http from 'node:http';
 import https from 'node:https';
+import type net from 'node:net';
 import { CONTENT_TYPE } from '../exposition/render.js';
 import type { SelfMetrics } from '../exposition/self-metrics.js';
 import type { Logger } from '../process/logger.js';
@@ -200,6 +201,8 @@ export function createHandler(deps: ServerDeps): http.RequestListener {
 export interface ListenOptions {
   address: string;
   maxConnections: number;
+  /** Of maxConnections, how many only connections that have sent a whole request may hold. */
+  reservedConnections?: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** HTTPS when given (from the web-config file). */
@@ -218,10 +221,65 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.requestTimeoutMs;
   server.keepAliveTimeout = 15_000;
-  server.maxConnections = o.maxConnections;
+  guardConnections(server, o.maxConnections, o.reservedConnections ?? 0);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   return server;
+}
+
+interface ConnState {
+  /** It has sent at least one whole request (a slowloris socket never does). */
+  proven: boolean;
+  /** No request in progress (a kept-alive connection between scrapes). */
+  idle: boolean;
+}
+
+/**
+ * At most `max` connections. Connections that have not yet sent a whole request may hold at most
+ * `max - reserved` of them; the rest are kept for clients that have. When a new connection comes
+ * over either bound, the oldest connection still waiting for its first request is closed (then the
+ * oldest idle kept-alive one) instead of the newcomer: a client holding hundreds of half-sent
+ * requests (slowloris) cannot lock Prometheus or a probe out, however many sockets it holds.
+ */
+function guardConnections(server: http.Server, max: number, reserved: number): void {
+  const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
+  let unproven = 0;
+  const evict = (except: net.Socket, which: (c: ConnState) => boolean): boolean => {
+    for (const [sock, c] of conns) {
+      if (sock === except || !which(c)) continue;
+      sock.destroy();
+      return true;
+    }
+    return false;
+  };
+  server.on('connection', (sock: net.Socket) => {
+    const state: ConnState = { proven: false, idle: true };
+    conns.set(sock, state);
+    unproven++;
+    sock.once('close', () => {
+      conns.delete(sock);
+      if (!state.proven) unproven--;
+    });
+    const overUnproven = unproven > max - reserved;
+    const overTotal = conns.size > max;
+    if (!overUnproven && !overTotal) return;
+    if (evict(sock, (c) => !c.proven)) return;
+    if (overTotal && evict(sock, (c) => c.idle)) return;
+    if (overTotal) sock.destroy();
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
+    const state = conns.get(raw);
+    if (!state) return;
+    if (!state.proven) {
+      state.proven = true;
+      unproven--;
+    }
+    state.idle = false;
+    res.once('close', () => {
+      state.idle = true;
+    });
+  });
 }

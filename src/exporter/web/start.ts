@@ -35,7 +35,7 @@ export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: (
     : Object.assign(handler, { close: async () => {} });
   let server: http.Server;
   try {
-    server = await listen(guarded, { address, maxConnections: web.max_connections, headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
+    server = await listen(guarded, { address, maxConnections: web.max_connections, reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)), headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
   } catch (err) {
     stopSelf();
     await guarded.close();
