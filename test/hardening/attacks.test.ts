@@ -103,6 +103,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
     );
     const seconds = (Date.now() - t0) / 1000;
     const sent = node.total() - before;
+    console.log(`item 5: 40 probes of distinct URLs sent ${sent} requests to the node in ${seconds.toFixed(1)} s`);
     // Burst 5, then 5/s: each URL with its own bucket sent all 40 at once.
     expect(sent).toBeLessThanOrEqual(5 + Math.ceil(5 * seconds) + 1);
     expect(replies.filter((b) => new Scrape(b).value('vega_probe_success') === 1).length).toBeGreaterThanOrEqual(5);
