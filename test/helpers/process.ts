@@ -88,12 +88,15 @@ export async function bodySize(url: string, cap: number): Promise<number> {
   const ctl = new AbortController();
   const res = await fetch(url, { signal: ctl.signal });
   let n = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    n += chunk.length;
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return n;
+    n += value.length;
     if (n > cap) {
+      await reader.cancel().catch(() => {});
       ctl.abort();
       return Infinity;
     }
   }
-  return n;
 }
