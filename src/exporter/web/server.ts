@@ -246,9 +246,14 @@ interface ConnState {
 function guardConnections(server: http.Server, max: number, reserved: number): void {
   const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
   let unproven = 0;
+  const forget = (sock: net.Socket, c: ConnState): void => {
+    // Counted out at once ('close' comes a tick later, after more connections may have arrived).
+    if (conns.delete(sock) && !c.proven) unproven--;
+  };
   const evict = (except: net.Socket, which: (c: ConnState) => boolean): boolean => {
     for (const [sock, c] of conns) {
       if (sock === except || !which(c)) continue;
+      forget(sock, c);
       sock.destroy();
       return true;
     }
@@ -258,16 +263,16 @@ function guardConnections(server: http.Server, max: number, reserved: number): v
     const state: ConnState = { proven: false, idle: true };
     conns.set(sock, state);
     unproven++;
-    sock.once('close', () => {
-      conns.delete(sock);
-      if (!state.proven) unproven--;
-    });
+    sock.once('close', () => forget(sock, state));
     const overUnproven = unproven > max - reserved;
     const overTotal = conns.size > max;
     if (!overUnproven && !overTotal) return;
     if (evict(sock, (c) => !c.proven)) return;
     if (overTotal && evict(sock, (c) => c.idle)) return;
-    if (overTotal) sock.destroy();
+    if (overTotal) {
+      forget(sock, state);
+      sock.destroy();
+    }
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
