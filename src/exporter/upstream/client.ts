@@ -4,6 +4,8 @@
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
 import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
+import { getHeapStatistics } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
@@ -168,7 +170,9 @@ export class DatanodeClient {
     raw = EMPTY; // not held while the text is parsed: a large body is then two copies, not three
     // A large body is about to become objects several times its size: let its bytes and the garbage
     // of earlier polls go first (only with --expose-gc, as the launch settings give).
-    if (rawLength >= LARGE_BODY_BYTES) (globalThis as { gc?: () => void }).gc?.();
+    // On the thread that also serves, only while the heap is small enough for the pause to be short
+    // (as process/gc-hint.ts decides).
+    if (rawLength >= LARGE_BODY_BYTES && (!isMainThread || getHeapStatistics().used_heap_size < FULL_GC_MAX_HEAP)) (globalThis as { gc?: () => void }).gc?.();
     try {
       json = JSON.parse(text);
       text = '';
@@ -189,6 +193,7 @@ export class DatanodeClient {
 
 const EMPTY = Buffer.alloc(0);
 const LARGE_BODY_BYTES = 8 * 1024 * 1024;
+const FULL_GC_MAX_HEAP = 64 * 1024 * 1024;
 const GUNZIP_CHUNK = 1024 * 1024;
 const MINOR_GC_EVERY = 4 * 1024 * 1024;
 /** V8's collector with --expose-gc (the launch settings); a minor collection takes about a millisecond. */
