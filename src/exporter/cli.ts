@@ -2,20 +2,57 @@
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, USAGE, loadConfig, parseCli, type CliOptions } from './config/load.js';
+import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { Logger } from './process/logger.js';
-import { missingLaunchSettings } from './process/launch.js';
-import { createLogger } from './process/logger.js';
-import { usePollingThread } from './process/polling-thread.js';
-import { startThreaded } from './process/threaded.js';
-import { VERSION } from './process/version.js';
 import type { WebAuth } from './web/start.js';
+
+/*
+ * Signals are handled from the first moment: everything else is imported dynamically, after the
+ * handlers are in place. A SIGHUP that arrives while the exporter starts (before its configuration
+ * is even loaded) is remembered and applied once it runs, instead of killing the process with
+ * SIGHUP's default action (exit 129); a SIGTERM or SIGINT at any moment exits 0.
+ */
+interface Signals {
+  onHup: () => void;
+  onStop: (signal: string) => void;
+  dispose: () => void;
+}
+
+function earlySignals(): Signals & { hupPending: () => boolean; stopPending: () => string | undefined } {
+  let hup = false;
+  let stop: string | undefined;
+  const s = {
+    onHup: () => void (hup = true),
+    onStop: (signal: string) => {
+      stop = signal;
+      // Nothing is running yet that needs stopping: leave now.
+      process.exit(0);
+    },
+    hupPending: () => hup,
+    stopPending: () => stop,
+    dispose: () => {},
+  };
+  const hupListener = (): void => s.onHup();
+  const termListener = (): void => s.onStop('SIGTERM');
+  const intListener = (): void => s.onStop('SIGINT');
+  process.on('SIGHUP', hupListener);
+  process.on('SIGTERM', termListener);
+  process.on('SIGINT', intListener);
+  s.dispose = () => {
+    process.off('SIGHUP', hupListener);
+    process.off('SIGTERM', termListener);
+    process.off('SIGINT', intListener);
+  };
+  return s;
+}
 
 type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAuth | undefined };
 
 /** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
 async function prepare(argv: string[]): Promise<Prepared> {
+  const { ConfigError, USAGE, loadConfig, parseCli } = await import('./config/load.js');
+  const { VERSION } = await import('./process/version.js');
   try {
     const cli = parseCli(argv);
     if (cli.help) {
@@ -54,8 +91,9 @@ interface Running {
  * without one (small configurations, or --web.single-thread) both run here.
  */
 async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | undefined, threaded: boolean): Promise<Running> {
-  if (threaded) return startThreaded(cli, config, log, web);
+  if (threaded) return (await import('./process/threaded.js')).startThreaded(cli, config, log, web);
   const { Exporter } = await import('./exporter.js'); // the threaded path loads it only in the worker
+  const { loadConfig } = await import('./config/load.js');
   const ex = new Exporter(config, log, () => loadConfig(cli));
   const url = await ex.start(undefined, web);
   return { url, reload: () => ex.reload(), stop: () => ex.stop() };
@@ -64,9 +102,23 @@ async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | 
 export async function main(argv: string[]): Promise<number> {
   // The image's HEALTHCHECK: same flags, environment and config file, a GET of our own /healthz.
   if (argv[0] === 'healthcheck') return (await import('./web/healthcheck.js')).healthcheck(argv.slice(1));
+  const signals = earlySignals();
+  try {
+    return await serve(argv, signals);
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): Promise<number> {
   const prepared = await prepare(argv);
   if ('exit' in prepared) return prepared.exit;
   const { cli, config, web } = prepared;
+  const { createLogger } = await import('./process/logger.js');
+  const { missingLaunchSettings } = await import('./process/launch.js');
+  const { usePollingThread } = await import('./process/polling-thread.js');
+  const { VERSION } = await import('./process/version.js');
+  const { ConfigError } = await import('./config/load.js');
   const log = createLogger(config.log.level);
   const missing = missingLaunchSettings();
   if (missing.length > 0) log.warn({ missing }, 'started without the memory settings of the bin, npm start and the image: resident memory will be higher (docs/performance.md)');
@@ -83,21 +135,27 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   log.info({ url: `${exporter.url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION, pollingThread: threaded }, 'serving metrics');
-  process.on('SIGHUP', () => {
+  const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.
       log.error({ code: err instanceof ConfigError ? err.code : 'UNEXPECTED', err: (err as Error).message }, 'reload failed; keeping the running configuration');
     });
-  });
+  };
+  signals.onHup = reload;
+  if (signals.hupPending()) {
+    log.info({ signal: 'SIGHUP' }, 'SIGHUP received while starting: reloading now');
+    reload();
+  }
   await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
+    let stopping = false;
+    signals.onStop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
       log.info({ signal }, 'stopping');
       // In-flight polls are aborted; never take longer than 5 s to exit.
       setTimeout(() => process.exit(0), 4_500).unref();
-      void exporter.stop().then(resolve);
+      void exporter.stop().then(resolve, resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
   });
   return 0;
 }
@@ -106,7 +164,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.ar
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`datanode-exporter: ${(err as Error).stack ?? String(err)}\n`);
+      // One JSON line, as every other log line: no raw stack trace on stderr.
+      process.stderr.write(`${JSON.stringify({ level: 'fatal', time: new Date().toISOString(), app: 'datanode-exporter', code: 'UNEXPECTED', err: err instanceof Error ? err.message : String(err), msg: 'exporter failed' })}\n`);
       process.exit(1);
     },
   );

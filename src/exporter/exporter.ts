@@ -8,9 +8,11 @@ import type { AnyCollectorModule } from './collectors/define.js';
 import type { Config } from './config/schema.js';
 import { catalogueOf } from './exposition/catalogue.js';
 import { SeriesStore } from './exposition/store.js';
+import { setLabelValueLimit } from './exposition/render.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { GcHint } from './process/gc-hint.js';
+import { PacerRegistry } from './upstream/pace.js';
 import type { Logger } from './process/logger.js';
 import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
@@ -43,9 +45,17 @@ export class Exporter {
     this.store = new SeriesStore(catalogueOf(collectors));
     // On the serving thread a forced collection pauses scrapes: only while the heap is small.
     this.store.gcHint = new GcHint({ maxHeapBytes: isMainThread ? SERVING_THREAD_GC_MAX_HEAP : Infinity });
-    this.ctx = { config, store: this.store, log, collectors };
+    this.applyLimits(config);
+    this.store.onTruncated = (bytes) => this.log.warn({ code: 'BODY_LIMIT', bytes, limit: this.config.limits.metrics_body_bytes }, '/metrics reached limits.metrics_body_bytes: later families are left out'); 
+    this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry() };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, (name) => this.fleet.targets.get(name));
+  }
+
+  /** Label-value cap and body cap: applied at render time, on this thread. */
+  private applyLimits(config: Config): void {
+    setLabelValueLimit(config.limits.label_value_bytes);
+    this.store.bodyLimitBytes = config.limits.metrics_body_bytes;
   }
 
   get config(): Config {
@@ -105,6 +115,8 @@ export class Exporter {
         pending: () => this.pending(),
         probe: (q, timeout) => this.probe(q, timeout),
         reload: () => this.reload(),
+        log: this.log,
+        lifecycle: () => this.config.web.enable_lifecycle,
         seriesCount: () => this.store.seriesCount(),
       },
       this.config.web,
@@ -122,6 +134,9 @@ export class Exporter {
     const rest = (c: Config): string => JSON.stringify({ ...c, ...Object.fromEntries(LIVE_SETTINGS.map((k) => [k, null])) });
     const structural = rest(next) !== rest(this.config);
     if (next.web.listen_address !== this.config.web.listen_address) this.log.warn({}, 'web.listen_address changes need a restart');
+    // A reload lifts every back-off a node imposed, and applies new pacing settings.
+    this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
+    this.applyLimits(next);
     await this.fleet.reconfigure(next, structural);
     this.log.info({ targets: this.targets.size, structural }, 'configuration reloaded');
   }

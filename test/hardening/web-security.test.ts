@@ -192,7 +192,7 @@ describe('slow or hostile clients', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
-  it('connections beyond web.max_connections are refused while open ones keep working', async () => {
+  it('beyond web.max_connections the oldest connection that never sent a request is closed, not the newcomer', async () => {
     const e = await startExporter(sim.url, { web: { max_connections: 3 }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } } }, 'silent');
     cleanup.push(() => e.stop());
     const { port } = new URL(e.url);
@@ -202,24 +202,25 @@ describe('slow or hostile clients', () => {
       await new Promise((r) => s.once('connect', r));
       idle.push(s);
     }
-    const extra = net.connect(Number(port), '127.0.0.1');
-    const dropped = await new Promise<boolean>((r) => {
-      extra.on('close', () => r(true));
-      extra.on('error', () => r(true));
+    const closed = new Promise<boolean>((r) => {
+      idle[0]!.on('close', () => r(true));
+      idle[0]!.on('error', () => r(true));
       setTimeout(() => r(false), 2000);
     });
-    expect(dropped).toBe(true);
-    // One of the held connections is still usable for a scrape.
-    const s0 = idle[0]!;
+    const extra = net.connect(Number(port), '127.0.0.1');
+    await new Promise((r) => extra.once('connect', r));
+    expect(await closed).toBe(true);
+    // The newcomer is served.
     const reply = new Promise<string>((r) => {
       let buf = '';
-      s0.on('data', (d: Buffer) => {
+      extra.on('data', (d: Buffer) => {
         buf += d.toString();
         if (buf.includes('vega_up')) r(buf);
       });
     });
-    s0.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+    extra.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(await reply).toMatch(/^HTTP\/1\.1 200/);
+    idle.push(extra);
     for (const s of idle) s.destroy();
   });
 });

@@ -186,8 +186,8 @@ describe('targets come and go without a restart', () => {
 
   it('POST /-/reload applies a new config; a bad one answers 400 and changes nothing', async () => {
     const [a, b] = [await sim({ seed: 76 }), await sim({ seed: 76 })];
-    let next: unknown = { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: FAST };
-    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST }, 'info', () => configSchema.parse(next));
+    let next: unknown = { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: FAST, web: { enable_lifecycle: true } };
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST, web: { enable_lifecycle: true } }, 'info', () => configSchema.parse(next));
     const r = await fetch(`${e.url}/-/reload`, { method: 'POST' });
     expect(r.status).toBe(200);
     await waitFor(async () => (await scrape(e.url)).value('vega_up', { target: 'b' }) === 1, 5_000);

@@ -20,6 +20,8 @@ export interface CollectorSettings {
 export interface CollectorDeps {
   /** Market and asset decimals, one per network (filled by the markets collector). */
   directory: Directory;
+  /** The scope's series limit (limits.series_per_target or series_per_network): bounds state kept per label value. */
+  seriesLimit?: number;
 }
 
 export interface SettingsIssue {

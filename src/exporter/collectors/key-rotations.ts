@@ -30,6 +30,11 @@ export function parseRotation(node: unknown, path: string): RotationRow {
 /** Running per-node counts; the pure state the collector keeps between polls. */
 export class RotationTally {
   readonly byNode = new Map<string, { count: number; lastHeight: bigint }>();
+  /** Rows of node ids beyond maxNodes were not counted (the tally is not the node's whole history). */
+  overflow = false;
+
+  /** At most this many node ids are tracked (two series each): a node minting ids cannot grow memory. */
+  constructor(private readonly maxNodes = Infinity) {}
   /** Resume point: the end cursor of the newest row counted. */
   cursor: string | undefined;
   /** Keys of the previous page's rows: a page that overlaps the last is not counted twice. */
@@ -42,7 +47,8 @@ export class RotationTally {
       keys.add(key);
       if (this.lastPageKeys.has(key)) continue;
       const cur = this.byNode.get(r.nodeId);
-      if (!cur) this.byNode.set(r.nodeId, { count: 1, lastHeight: r.blockHeight });
+      if (!cur && this.byNode.size >= this.maxNodes) this.overflow = true;
+      else if (!cur) this.byNode.set(r.nodeId, { count: 1, lastHeight: r.blockHeight });
       else {
         cur.count += 1;
         if (r.blockHeight > cur.lastHeight) cur.lastHeight = r.blockHeight;
@@ -52,9 +58,10 @@ export class RotationTally {
   }
 
   clone(): RotationTally {
-    const c = new RotationTally();
+    const c = new RotationTally(this.maxNodes);
     for (const [k, v] of this.byNode) c.byNode.set(k, { ...v });
     c.cursor = this.cursor;
+    c.overflow = this.overflow;
     c.lastPageKeys = this.lastPageKeys;
     return c;
   }
@@ -71,8 +78,16 @@ export class RotationTally {
 }
 
 export class KeyRotationsCollector implements Collector {
-  private tally = new RotationTally();
+  private tally: RotationTally;
   private pathIndex = 0;
+
+  /**
+   * maxNodes: node ids tracked at most: one more than the network's series limit allows (two series
+   * each), so that a tally that overflows also trips the runner's series limit, which flags and logs it.
+   */
+  constructor(private readonly maxNodes = Infinity) {
+    this.tally = new RotationTally(maxNodes);
+  }
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     try {
@@ -85,7 +100,7 @@ export class KeyRotationsCollector implements Collector {
       if (err instanceof UpstreamHttpError && err.status === 400 && this.tally.cursor !== undefined) {
         // The node no longer accepts our cursor (a different node behind the URL, a reset
         // database): start again from the beginning on the next poll.
-        this.tally = new RotationTally();
+        this.tally = new RotationTally(this.maxNodes);
       }
       throw err;
     }
@@ -94,7 +109,9 @@ export class KeyRotationsCollector implements Collector {
   private async walk(ctx: CollectContext): Promise<CollectResult> {
     const path = ROTATION_PATHS[this.pathIndex]!;
     // Work on a copy so a poll that fails half way leaves the previous counts intact.
-    const next = this.tally.clone();
+    // A tally that overflowed does not resume: it walks the whole history again, so ids a node minted
+    // disappear once it (or the node answering for the network) serves a sane history again.
+    const next = this.tally.overflow ? new RotationTally(this.maxNodes) : this.tally.clone();
     const skips = new RowSkips();
     const result = await walkConnection(
       ctx,
@@ -116,5 +133,5 @@ export default defineCollector({
   paginated: true,
   // Two series per validator; a validator set stays well under 200.
   expectedSeries: () => 2 * 200,
-  create: () => new KeyRotationsCollector(),
+  create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),
 });

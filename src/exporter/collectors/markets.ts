@@ -10,7 +10,7 @@ import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixN
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
-import { oneHot } from '../upstream/scale.js';
+import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import { marketFacts, type Directory, type MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
@@ -38,7 +38,7 @@ function productOf(instrument: Json): { product: string; settlementAsset: string
 }
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
-export function marketSamples(target: string, m: Json, path: string): Sample[] {
+export function marketSamples(target: string, m: Json, path: string, enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) }): Sample[] {
   const id = hexId(m.id, `${path}.id`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
@@ -53,8 +53,8 @@ export function marketSamples(target: string, m: Json, path: string): Sample[] {
 
   const state = enumValue(m.state, `${path}.state`);
   const mode = enumValue(m.tradingMode, `${path}.tradingMode`);
-  for (const [s, v] of oneHot(MARKET_STATE, state)) push(M.marketState, v, s);
-  for (const [s, v] of oneHot(TRADING_MODE, mode)) push(M.marketMode, v, s);
+  for (const [s, v] of oneHot(MARKET_STATE, state, enums.state)) push(M.marketState, v, s);
+  for (const [s, v] of oneHot(TRADING_MODE, mode, enums.mode)) push(M.marketMode, v, s);
 
   const facts = marketFacts(m, path);
   push(M.marketDecimals, facts.decimalPlaces);
@@ -142,9 +142,13 @@ export function marketsSamples(target: string, markets: readonly unknown[], opts
   const good = validMarkets(markets, skips);
   const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
   const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
+  // Unknown states and modes: a few by name, then `other` (a node cannot mint a series per market).
+  const enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
   for (const { state, mode } of good) {
-    byState.set(state, (byState.get(state) ?? 0) + 1);
-    byMode.set(mode, (byMode.get(mode) ?? 0) + 1);
+    const s = enums.state.label(state);
+    const t = enums.mode.label(mode);
+    byState.set(s, (byState.get(s) ?? 0) + 1);
+    byMode.set(t, (byMode.get(t) ?? 0) + 1);
   }
   for (const [s, n] of byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
   for (const [t, n] of byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
@@ -154,7 +158,7 @@ export function marketsSamples(target: string, markets: readonly unknown[], opts
   const over = selected.length > opts.maxMarkets;
   out.push({ metric: M.marketsOverLimit, values: [target], value: over ? 1 : 0 });
   if (!opts.countsOnly && !over) {
-    for (const { m, path } of selected) out.push(...(skips.row(() => marketSamples(target, m, path)) ?? []));
+    for (const { m, path } of selected) out.push(...(skips.row(() => marketSamples(target, m, path, enums)) ?? []));
   }
   return out;
 }

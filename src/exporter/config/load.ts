@@ -33,6 +33,7 @@ interface Overrides {
   logLevel?: string;
   shard?: string;
   webConfigFile?: string;
+  enableLifecycle?: string;
 }
 
 /** Each override: its flag, its environment variable, and where it lands in the config. */
@@ -43,6 +44,7 @@ const OVERRIDES = [
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
   { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
   { key: 'webConfigFile', flag: 'web.config.file', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', path: 'web.config_file' },
+  { key: 'enableLifecycle', flag: 'web.enable-lifecycle', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', path: 'web.enable_lifecycle' },
 ] as const;
 
 export const USAGE = `Usage: datanode-exporter [flags]
@@ -54,11 +56,13 @@ export const USAGE = `Usage: datanode-exporter [flags]
   --log.level <level>            trace, debug, info, warn, error (default info)
   --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
   --web.config.file <path>       TLS and basic auth for the HTTP server (exporter-toolkit web-config format)
+  --web.enable-lifecycle         answer POST /-/reload (off by default; SIGHUP always reloads)
   --config.check                 validate the configuration and exit (0 valid, 2 invalid)
   --web.single-thread            poll and serve on one thread (same as web.polling_thread: off)
   --version, --help
 Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
-DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD, DATANODE_EXPORTER_WEB_CONFIG_FILE (flags override them; they override the file).`;
+DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD, DATANODE_EXPORTER_WEB_CONFIG_FILE,
+DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE (true/false) (flags override them; they override the file).`;
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -77,6 +81,7 @@ export function parseCli(argv: string[]): CliOptions {
         'log.level': { type: 'string' },
         shard: { type: 'string' },
         'web.config.file': { type: 'string' },
+        'web.enable-lifecycle': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -89,6 +94,7 @@ export function parseCli(argv: string[]): CliOptions {
   for (const o of OVERRIDES) {
     const val = v[o.flag as keyof typeof v];
     if (typeof val === 'string') overrides[o.key] = val;
+    else if (val === true) overrides[o.key] = 'true';
   }
   return {
     ...(v['config.file'] !== undefined ? { configFile: v['config.file'] } : {}),
@@ -162,6 +168,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
   if (eff.shard !== undefined) raw.shard = eff.shard;
   if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
+  if (eff.enableLifecycle !== undefined) section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle) ? true : /^(0|false|no|off)$/i.test(eff.enableLifecycle) ? false : eff.enableLifecycle;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {

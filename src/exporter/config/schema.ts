@@ -7,6 +7,7 @@ import { COLLECTORS } from '../collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
 import { intervalToCron } from '../schedule/cron.js';
 import { duration } from './fields.js';
+import { parseAllowRule } from '../web/allow.js';
 
 const listenAddress = z
   .string()
@@ -39,6 +40,12 @@ const webSchema = z
   .strictObject({
     listen_address: listenAddress.default('127.0.0.1:19308'),
     max_connections: z.number().int().positive().default(256),
+    /**
+     * Of max_connections, how many are kept for clients that have sent a whole request (scrapes,
+     * probes): connections still sending their first request never hold these; over the bounds,
+     * the oldest of those is closed rather than the newcomer refused. Default: max_connections / 8, at most 32.
+     */
+    reserved_connections: z.number().int().min(0).optional(),
     /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
     config_file: z.string().min(1).optional(),
     /**
@@ -51,7 +58,22 @@ const webSchema = z
     read_header_timeout: duration.prefault('10s'),
     /** And its whole request within this one. */
     request_timeout: duration.prefault('30s'),
+    /** Basic auth under attack: bounded bcrypt work, and failures per client address limited. */
+    auth: z
+      .strictObject({
+        /** bcrypt verifications at once (each in a worker thread, off the serving thread). */
+        max_concurrent_checks: z.number().int().min(1).max(16).default(2),
+        /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
+        max_queued_checks: z.number().int().min(0).max(10_000).default(32),
+        /** Failed logins per client address and window; then 429 with Retry-After, without bcrypt. */
+        max_failures_per_client: z.number().int().min(1).default(10),
+        failure_window: duration.prefault('1m'),
+      })
+      .prefault({}),
+    /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
+    enable_lifecycle: z.boolean().default(false),
   })
+  .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, { error: 'reserved_connections must be less than max_connections', path: ['reserved_connections'] })
   .prefault({});
 
 const logSchema = z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).prefault({});
@@ -66,6 +88,8 @@ const httpSchema = z
     requests_per_second: z.number().positive().max(1000).default(10),
     burst: z.number().int().min(1).default(40),
     retries: z.number().int().min(0).max(10).default(2),
+    /** Longest back-off a node's RateLimit-Reset / Retry-After can impose; a reload lifts it. */
+    max_backoff: duration.prefault('10m'),
     page_size: z.number().int().min(1).max(5000).default(5000),
     max_pages: z.number().int().min(1).default(100),
   })
@@ -89,8 +113,25 @@ const probeSchema = z
     max_age: duration.prefault('10s'),
     /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
     timeout: duration.prefault('10s'),
-    /** URL prefixes that /probe?target=<url> may reach besides the configured targets. */
-    allowed_urls: z.array(z.string().url()).default([]),
+    /**
+     * URLs that /probe?target=<url> may reach besides the configured targets: scheme, host, port
+     * (`:*` or a bare `:` for any) and path prefix are compared after parsing; user-info is refused.
+     */
+    allowed_urls: z.array(z.string().refine((s) => parseAllowRule(s) !== undefined, { error: 'expected scheme://host[:port|:*][/path prefix], http or https, without user-info, query or fragment' })).default([]),
+  })
+  .prefault({});
+
+/** Hard bounds on what a node's answers can make the exporter hold and serve (docs/reliability.md, Attacks). */
+const limitsSchema = z
+  .strictObject({
+    /** Longer label values are cut and suffixed with a hash of the whole value (never two values in one series). */
+    label_value_bytes: z.number().int().min(32).max(65536).default(128),
+    /** Series one target's node-scoped collectors may write; beyond it a collector stops adding series (like sample_limit). */
+    series_per_target: z.number().int().min(100).default(20_000),
+    /** The same for one network's network-scoped collectors. */
+    series_per_network: z.number().int().min(100).default(250_000),
+    /** The rendered /metrics body stops growing here; vega_exporter_metrics_truncated says so. */
+    metrics_body_bytes: z.number().int().min(65536).default(48 * 1024 * 1024),
   })
   .prefault({});
 
@@ -147,6 +188,7 @@ export function buildConfigSchema<T extends readonly AnyCollectorModule[]>(colle
       shard: shardSchema.optional(),
       probe: probeSchema,
       fleet: fleetSchema,
+      limits: limitsSchema,
       // Every collector's part has its own defaults, so an absent section is an empty one.
       collectors: z.strictObject(shape).prefault({} as never),
     })

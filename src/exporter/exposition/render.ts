@@ -2,7 +2,36 @@
  * Prometheus text exposition (version 0.0.4). Samples are rendered to text once, when a poll is
  * applied; a scrape only concatenates the pre-rendered fragments.
  */
+import { createHash } from 'node:crypto';
 import type { MetricDef } from './catalogue.js';
+
+/** Default cap on a label value, in UTF-8 bytes (limits.label_value_bytes). */
+export const DEFAULT_LABEL_VALUE_BYTES = 128;
+let labelValueBytes = DEFAULT_LABEL_VALUE_BYTES;
+
+/** Set the cap on label values for this thread (the exporter does, from limits.label_value_bytes). */
+export function setLabelValueLimit(bytes: number): void {
+  labelValueBytes = bytes;
+}
+
+/**
+ * A label value within `max` UTF-8 bytes: a longer one is cut on a character boundary and suffixed
+ * with `~` and 16 hex digits of its SHA-256, so two long values never share a series (and the
+ * same long value always gives the same one).
+ */
+export function capLabel(v: string, max = labelValueBytes): string {
+  if (v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) return v;
+  const keep = max - 17;
+  let cut = '';
+  let bytes = 0;
+  for (const ch of v) {
+    const b = Buffer.byteLength(ch, 'utf8');
+    if (bytes + b > keep) break;
+    cut += ch;
+    bytes += b;
+  }
+  return `${cut}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, 16)}`;
+}
 
 export interface Sample {
   metric: MetricDef;
@@ -49,10 +78,30 @@ function glueOf(m: MetricDef): string[] {
   return g;
 }
 
-export function sampleLine(s: Sample): string {
+/**
+ * The label values as rendered, capped (capLabel). Samples in a row usually share value strings
+ * (a market's id in its 45 series), so the last input and output per position are remembered:
+ * a 40 KB id is then hashed once per market, not once per series.
+ */
+class Capper {
+  private readonly last: (string | undefined)[] = [];
+  private readonly out: string[] = [];
+  value(i: number, v: string): string {
+    if (this.last[i] === v) return this.out[i]!;
+    const c = capLabel(v);
+    this.last[i] = v;
+    this.out[i] = c;
+    return c;
+  }
+}
+
+export function sampleLine(s: Sample, capper?: Capper): string {
   const g = glueOf(s.metric);
   let out = g[0]!;
-  for (let i = 1; i < g.length; i++) out += escapeLabel(s.values[i - 1] ?? '') + g[i]!;
+  for (let i = 1; i < g.length; i++) {
+    const v = s.values[i - 1] ?? '';
+    out += escapeLabel(capper ? capper.value(i - 1, v) : capLabel(v)) + g[i]!;
+  }
   return `${out}${formatValue(s.value)}\n`;
 }
 
@@ -63,10 +112,11 @@ export function sampleLine(s: Sample): string {
  */
 export function fragments(samples: readonly Sample[]): Map<MetricDef, string> {
   const lines = new Map<MetricDef, string[]>();
+  const capper = new Capper();
   for (const s of samples) {
     const list = lines.get(s.metric);
-    if (list) list.push(sampleLine(s));
-    else lines.set(s.metric, [sampleLine(s)]);
+    if (list) list.push(sampleLine(s, capper));
+    else lines.set(s.metric, [sampleLine(s, capper)]);
   }
   const out = new Map<MetricDef, string>();
   for (const [m, l] of lines) out.set(m, l.join(''));

@@ -6,7 +6,8 @@
 import { constants, gzipSync, type ZlibOptions } from 'node:zlib';
 import { BUILTIN_METRICS, type MetricDef } from './catalogue.js';
 import type { GcHint } from '../process/gc-hint.js';
-import { fragments, header, type Sample } from './render.js';
+import { fragments, header, sampleLine, type Sample } from './render.js';
+import { M } from './catalogue.js';
 
 /**
  * The polled body is gzipped again on every change: level 1 takes about half the time of the
@@ -56,6 +57,11 @@ export class SeriesStore {
   onChange: (() => void) | undefined;
   /** Told how much text each change replaced, to collect the garbage of large polls promptly. */
   gcHint: GcHint | undefined;
+  /** The rendered body stops growing here (limits.metrics_body_bytes). */
+  bodyLimitBytes = Infinity;
+  /** Called when a render first hits bodyLimitBytes (and again after one that did not). */
+  onTruncated: ((bytes: number) => void) | undefined;
+  private truncated = false;
 
   constructor(catalogue: readonly MetricDef[] = BUILTIN_METRICS) {
     this.order = catalogue;
@@ -130,16 +136,32 @@ export class SeriesStore {
   private parts(keep: (key: StoreKey) => boolean): string[] {
     const parts: string[] = [];
     const entries = [...this.entries.keys()].sort().map((k) => this.entries.get(k) as Entry).filter((e) => keep(e.key));
+    // Room for the truncation flag itself.
+    const limit = this.bodyLimitBytes - 512;
+    let size = 0;
+    let cut = false;
     for (const m of this.order) {
       let has = false;
       for (const e of entries) {
         const f = e.fragments.get(m);
         if (f === undefined) continue;
-        if (!has) parts.push(header(m));
+        const h = has ? '' : header(m);
+        const add = Buffer.byteLength(h, 'utf8') + Buffer.byteLength(f, 'utf8');
+        if (size + add > limit) {
+          cut = true;
+          continue;
+        }
+        if (h) parts.push(h);
         has = true;
         parts.push(f);
+        size += add;
       }
     }
+    if (cut) {
+      parts.push(header(M.metricsTruncated), sampleLine({ metric: M.metricsTruncated, values: [], value: 1 }));
+      if (!this.truncated) this.onTruncated?.(size);
+    }
+    this.truncated = cut;
     return parts;
   }
 
@@ -163,6 +185,15 @@ export class SeriesStore {
   renderGzip(): Buffer {
     if (!this.gz) this.gz = gzipSync(this.render(), BODY_GZIP);
     return this.gz;
+  }
+
+  /** Series lines of the data entries in the scope of `key` (same scope and id), other than `key`'s own. */
+  linesIn(key: StoreKey): number {
+    let n = 0;
+    for (const e of this.entries.values()) {
+      if (e.key.scope === key.scope && e.key.id === key.id && !e.key.meta && e.key.source !== key.source) n += e.lines;
+    }
+    return n;
   }
 
   /** Number of series lines (for self-metrics and benchmarks). */

@@ -6,6 +6,7 @@ import type { Logger } from '../process/logger.js';
 import { CollectorRunner, type Candidate } from '../schedule/runner.js';
 import { runnerSettings } from '../schedule/settings.js';
 import { Directory } from '../upstream/directory.js';
+import type { PacerRegistry } from '../upstream/pace.js';
 
 /** What every target and network runtime is built from, and how they make their runners. */
 export interface RuntimeContext {
@@ -14,11 +15,14 @@ export interface RuntimeContext {
   log: Logger;
   /** The collector registry (collectors/index.ts, or a test's own list). */
   collectors: readonly AnyCollectorModule[];
+  /** Pacing and back-off per upstream host and port, shared by polls and probes. */
+  pacers?: PacerRegistry;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */
 export function runnersFor(scope: Scope, scopeValue: string, ctx: RuntimeContext, candidates: () => Candidate[], onApplied: (r: CollectorRunner) => void): CollectorRunner[] {
-  const deps = { directory: new Directory() };
+  const limits = ctx.config.limits;
+  const deps = { directory: new Directory(), seriesLimit: scope === 'node' ? limits.series_per_target : limits.series_per_network };
   return ctx.collectors
     .filter((m) => m.scope === scope && isEnabled(ctx.config, m))
     .map((m) => new CollectorRunner({ scopeValue, collector: m, instance: m.create(settingsOf(ctx.config, m), deps), candidates, store: ctx.store, settings: runnerSettings(ctx.config, m), log: ctx.log, onApplied }));

@@ -1,7 +1,7 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
 import type { TargetConfig } from '../config/schema.js';
 import { M } from '../exposition/catalogue.js';
-import type { Sample } from '../exposition/render.js';
+import { capLabel, type Sample } from '../exposition/render.js';
 import type { StoreKey } from '../exposition/store.js';
 import type { CollectorRunner } from '../schedule/runner.js';
 import { DatanodeClient } from '../upstream/client.js';
@@ -30,6 +30,8 @@ export class TargetRuntime {
       requestsPerSecond: h.requests_per_second,
       burst: h.burst,
       retries: h.retries,
+      maxBackoffMs: h.max_backoff,
+      ...(ctx.pacers ? { pacers: ctx.pacers } : {}),
       onRequest: (endpoint, status) => {
         const byStatus = this.counts.get(endpoint) ?? new Map<string, number>();
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
@@ -56,14 +58,22 @@ export class TargetRuntime {
     const stats = this.runner('statistics')?.state;
     const cons = this.runner('consistency')?.state;
     const fp = cons?.success ? cons.facts : undefined;
-    if (stats?.facts?.chainId) this.knownChainId = stats.facts.chainId;
+    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
+    if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: stats?.success === true,
-      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId || this.knownChainId } : undefined,
+      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
     };
+  }
+
+  private chainMemo: [string, string] = ['', ''];
+
+  private cappedChainId(raw: string): string {
+    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw)];
+    return this.chainMemo[1];
   }
 
   /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */
@@ -73,6 +83,9 @@ export class TargetRuntime {
       const byStatus = this.counts.get(endpoint)!;
       for (const status of [...byStatus.keys()].sort()) samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
     }
+    // Shown while it lasts: the next poll after it ends re-renders without it.
+    const until = this.client.backoffUntil();
+    if (until !== undefined) samples.push({ metric: M.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
     this.ctx.store.set(this.httpKey, samples, Date.now(), Infinity);
   }
 

@@ -135,6 +135,7 @@ export async function startThreaded(cli: CliOptions, config: Config, log: Logger
         return r.ok ? { status: r.status!, body: r.body! } : { status: 500, body: `probe failed: ${r.error}\n` };
       },
       reload,
+      log,
       seriesCount: () => thread.series,
     },
     config.web,

@@ -21,6 +21,8 @@ export interface RunnerSettings {
   cron: string;
   pageSize: number;
   maxPages: number;
+  /** Series this runner's scope (its target, or its network) may hold across its collectors' data. */
+  seriesLimit: number;
 }
 
 export interface RunnerState {
@@ -37,6 +39,8 @@ export interface RunnerState {
   answeredBy: string | undefined;
   /** Rows skipped so far, by reason (a counter). */
   skipped: Map<string, number>;
+  /** The last poll's series were cut at the scope's series limit. */
+  limited: boolean;
 }
 
 /** What the landing page and /readyz show of a runner. */
@@ -61,7 +65,7 @@ export interface RunnerOptions {
 }
 
 export class CollectorRunner {
-  readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map() };
+  readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map(), limited: false };
   readonly scopeValue: string;
   readonly collector: CollectorIdentity;
   readonly settings: RunnerSettings;
@@ -162,7 +166,7 @@ export class CollectorRunner {
       s.facts = result.facts;
       s.answeredBy = answeredBy;
       this.countSkips(result.skipped ?? []);
-      this.o.store.set(this.dataKey, result.samples, now, this.settings.maxAgeMs);
+      this.o.store.set(this.dataKey, this.bounded(result.samples), now, this.settings.maxAgeMs);
       if (wasFailing) this.log.info({}, 'collector recovered');
     } else {
       const code = errorCode(error);
@@ -186,6 +190,21 @@ export class CollectorRunner {
     }
   }
 
+  /**
+   * Like Prometheus's sample_limit, per target or network: the collector's series up to what the
+   * scope has left, the cut flagged by vega_(network_)collector_series_limited and logged once.
+   */
+  private bounded(samples: Sample[]): Sample[] {
+    const budget = Math.max(0, this.settings.seriesLimit - this.o.store.linesIn(this.dataKey));
+    const limited = samples.length > budget;
+    if (limited && !this.state.limited) {
+      this.log.warn({ code: 'SERIES_LIMIT', series: samples.length, kept: budget, limit: this.settings.seriesLimit }, 'series limit reached: the collector stops adding series');
+    }
+    if (!limited && this.state.limited) this.log.info({}, 'back under the series limit');
+    this.state.limited = limited;
+    return limited ? samples.slice(0, budget) : samples;
+  }
+
   private metaSamples(up: number | undefined): Sample[] {
     const v = this.scopeValue;
     const c = this.collector;
@@ -196,6 +215,7 @@ export class CollectorRunner {
       { metric: node ? M.collectorDuration : M.netCollectorDuration, values: [v, c.name], value: s.durationS ?? 0 },
     ];
     if (s.lastSuccessMs !== undefined) out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
+    out.push({ metric: node ? M.collectorSeriesLimited : M.netCollectorSeriesLimited, values: [v, c.name], value: s.limited ? 1 : 0 });
     if (c.upMetric) out.push({ metric: c.upMetric, values: [v], value: s.success ? (up ?? 1) : 0 });
     if (s.pagesTotal > 0 || c.paginated) {
       out.push({ metric: node ? M.upstreamPages : M.netUpstreamPages, values: [v, c.name], value: s.pagesTotal });

@@ -16,5 +16,6 @@ export function runnerSettings(config: Config, module: AnyCollectorModule): Runn
     cron: intervalToCron(c.interval)!,
     pageSize: config.http.page_size,
     maxPages: config.http.max_pages,
+    seriesLimit: module.scope === 'network' ? config.limits.series_per_network : config.limits.series_per_target,
   };
 }

@@ -4,9 +4,11 @@
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
 import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
+import { getHeapStatistics } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
-import { TokenBucket, sleep } from './pace.js';
+import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from '../schedule/deadline.js';
 
 export interface ClientOptions {
@@ -21,6 +23,10 @@ export interface ClientOptions {
   requestsPerSecond: number;
   burst: number;
   retries: number;
+  /** Longest back-off a RateLimit-Reset / Retry-After answer can impose (default 10 minutes, a node's ban). */
+  maxBackoffMs?: number;
+  /** Pacing shared per host and port (the exporter's); without it this client paces alone. */
+  pacers?: PacerRegistry;
   /** Called once per attempt with the endpoint label and the HTTP status or 'error'. */
   onRequest?: (endpoint: string, status: string) => void;
 }
@@ -31,14 +37,16 @@ export interface Response {
   json: unknown;
 }
 
+/** A real node bans for 10 minutes: no answer of its should stop polling for longer. */
+export const DEFAULT_MAX_BACKOFF_MS = 10 * 60_000;
+
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
 export class DatanodeClient {
   private readonly pool: Pool;
   private readonly base: URL;
-  private readonly bucket: TokenBucket;
-  /** No request leaves before this time (ms): set by 429/403 answers, so a ban is never extended. */
-  private blockedUntil = 0;
+  /** Shared with every client of the same host and port (hostPacer). */
+  private readonly pacer: HostPacer;
   /** Requests sent and body bytes received on the wire (before gunzip), for benchmarks. */
   readonly totals = { requests: 0, bytes: 0 };
 
@@ -51,7 +59,18 @@ export class DatanodeClient {
       bodyTimeout: opts.bodyTimeoutMs,
       keepAliveTimeout: 4_000,
     });
-    this.bucket = new TokenBucket(opts.requestsPerSecond, opts.burst);
+    this.pacer = opts.pacers ? opts.pacers.get(this.base, opts.requestsPerSecond, opts.burst) : new HostPacer(opts.requestsPerSecond, opts.burst);
+  }
+
+  /** When the current back-off ends (ms since epoch), if one is in force. */
+  backoffUntil(): number | undefined {
+    return this.pacer.blockedUntil > Date.now() ? this.pacer.blockedUntil : undefined;
+  }
+
+  /** Back off for `seconds` as the node asked, but never longer than maxBackoffMs; a ban is never extended. */
+  private backOff(seconds: number): void {
+    const ms = Math.min(seconds * 1000, this.opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
+    this.pacer.blockedUntil = Math.max(this.pacer.blockedUntil, Date.now() + ms);
   }
 
   /** Build the request path; every key and value is percent-encoded (cursors contain + / =). */
@@ -65,23 +84,23 @@ export class DatanodeClient {
     const fullPath = this.pathFor(path, query);
     let attempt = 0;
     for (;;) {
-      const wait = this.blockedUntil - Date.now();
+      const wait = this.pacer.blockedUntil - Date.now();
       if (wait > 0) {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
         if (wait > 5_000) throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
         await sleep(wait, signal);
       }
-      await this.bucket.take(signal);
+      await this.pacer.bucket.take(signal);
       try {
         return await this.once(fullPath, endpoint, signal);
       } catch (err) {
         if (signal.aborted) throw timeoutError(endpoint, signal.reason ?? err);
         if (err instanceof UpstreamHttpError) {
           if (err.status === 403) {
-            this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 600) * 1000;
+            this.backOff(err.retryAfterSeconds ?? 600);
             throw err;
           }
-          if (err.status === 429) this.blockedUntil = Date.now() + (err.retryAfterSeconds ?? 1) * 1000;
+          if (err.status === 429) this.backOff(err.retryAfterSeconds ?? 1);
           if (!RETRYABLE_STATUS.has(err.status)) throw err;
         } else if (err instanceof ExporterError && err.code !== 'UPSTREAM_CONNECT' && err.code !== 'UPSTREAM_TIMEOUT') {
           throw err; // bad JSON or an oversized body will not improve on retry
@@ -126,18 +145,13 @@ export class DatanodeClient {
     try {
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (declared > cap) throw tooLarge(endpoint, cap);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > cap) throw tooLarge(endpoint, cap);
-        chunks.push(chunk as Buffer);
-      }
-      raw = Buffer.concat(chunks, size);
-      this.totals.bytes += size;
+      raw = await readCapped(res.body as AsyncIterable<Buffer>, declared, () => tooLarge(endpoint, cap), cap);
+      this.totals.bytes += raw.length;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
-          raw = gunzipSync(raw, { maxOutputLength: cap });
+          // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (launch settings),
+          // so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
+          raw = gunzipSync(raw, { maxOutputLength: cap, chunkSize: GUNZIP_CHUNK });
         } catch (err) {
           if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(endpoint, cap);
           throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
@@ -151,11 +165,20 @@ export class DatanodeClient {
       throw classify(endpoint, err, signal);
     }
     let json: unknown;
+    let text = raw.toString('utf8');
+    const rawLength = raw.length;
+    raw = EMPTY; // not held while the text is parsed: a large body is then two copies, not three
+    // A large body is about to become objects several times its size: let its bytes and the garbage
+    // of earlier polls go first (only with --expose-gc, as the launch settings give).
+    // On the thread that also serves, only while the heap is small enough for the pause to be short
+    // (as process/gc-hint.ts decides).
+    if (rawLength >= LARGE_BODY_BYTES && (!isMainThread || getHeapStatistics().used_heap_size < FULL_GC_MAX_HEAP)) (globalThis as { gc?: () => void }).gc?.();
     try {
-      json = JSON.parse(raw.toString('utf8'));
+      json = JSON.parse(text);
+      text = '';
     } catch (err) {
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${raw.length} bytes)`, { cause: err });
+        throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${rawLength} bytes)`, { cause: err });
       }
       json = undefined;
     }
@@ -166,6 +189,42 @@ export class DatanodeClient {
   async close(): Promise<void> {
     await this.pool.destroy();
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+const LARGE_BODY_BYTES = 8 * 1024 * 1024;
+const FULL_GC_MAX_HEAP = 64 * 1024 * 1024;
+const GUNZIP_CHUNK = 1024 * 1024;
+const MINOR_GC_EVERY = 4 * 1024 * 1024;
+/** V8's collector with --expose-gc (the launch settings); a minor collection takes about a millisecond. */
+const minorGc = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
+
+/**
+ * Read a body into one buffer, at most `cap` bytes: sized by Content-Length when declared, else
+ * grown by doubling. The network's chunks are copied and dropped at once, so they stay small and
+ * reused, and the one large buffer (above glibc's mmap threshold under the launch settings) goes
+ * back to the system when freed: an over-cap episode does not leave the heap fragmented and
+ * resident memory high (docs/reliability.md, Attacks).
+ */
+async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig: () => Error, cap: number): Promise<Buffer> {
+  let buf = Buffer.allocUnsafeSlow(Number.isFinite(declared) && declared >= 0 ? declared : 64 * 1024);
+  let size = 0;
+  for await (const chunk of body) {
+    const next = size + chunk.length;
+    if (next > cap) throw tooBig();
+    if (next > buf.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.min(cap, Math.max(next, buf.length * 2)));
+      buf.copy(grown, 0, 0, size);
+      buf = grown;
+    }
+    chunk.copy(buf, size);
+    // The network's chunks are garbage once copied, but their memory (outside V8's heap, in glibc's
+    // arenas) is freed only when a collection finds them: on a large body, collect the young
+    // generation every few megabytes instead of letting tens of megabytes of them pile up.
+    if (Math.floor(next / MINOR_GC_EVERY) > Math.floor(size / MINOR_GC_EVERY)) minorGc?.({ type: 'minor' });
+    size = next;
+  }
+  return size === buf.length ? buf : buf.subarray(0, size);
 }
 
 function tooLarge(endpoint: string, cap: number): ExporterError {

@@ -41,8 +41,11 @@ export class Directory {
     for (const [id, d] of Object.entries(assetDecimals)) this.assets.set(id, d);
   }
 
+  /** The full market list of a poll replaces the previous one: ids a node stops listing are forgotten. */
   setMarkets(list: readonly MarketFacts[]): void {
-    for (const m of list) this.markets.set(m.id, m);
+    this.markets.clear();
+    // An id far longer than any real one (64 hex) is never looked up: not worth holding.
+    for (const m of list) if (m.id.length <= 256) this.markets.set(m.id, m);
   }
 
   /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */

@@ -10,7 +10,8 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { https } from '../process/lean/http.js';
 import type { TLSSocket } from 'node:tls';
-import bcrypt from 'bcryptjs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config/load.js';
@@ -87,56 +88,201 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   return { config, tls };
 }
 
+/** Limits on password checking (`web.auth` in the configuration file). */
+export interface AuthLimits {
+  /** bcrypt verifications running at once, each in a worker thread. */
+  maxConcurrentChecks: number;
+  /** Checks waiting for a free worker; beyond this a request is answered 429 without bcrypt. */
+  maxQueuedChecks: number;
+  /** Failed checks one client address may make per window; then 429 with Retry-After, without bcrypt. */
+  maxFailuresPerClient: number;
+  failureWindowMs: number;
+}
+
+export const DEFAULT_AUTH_LIMITS: AuthLimits = { maxConcurrentChecks: 2, maxQueuedChecks: 32, maxFailuresPerClient: 10, failureWindowMs: 60_000 };
+
+/** A cost-10 hash of a throwaway password: unknown users pay a comparison too (no user enumeration by timing). */
+const DUMMY_HASH = '$2b$10$AKSkZtriJDuKSTFWbqfmyO/xTIgWHkOwhBCw8pFXQVokYa7zQHQqK';
+
+/** The worker's code: bcryptjs's synchronous compare, one message at a time, off the serving thread. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const bcrypt = require(workerData.bcrypt);
+parentPort.on('message', (m) => {
+  let ok = false;
+  try { ok = bcrypt.compareSync(m.pass, m.hash); } catch {}
+  parentPort.postMessage({ id: m.id, ok });
+});
+`;
+
+interface Job {
+  pass: string;
+  hash: string;
+  /** The client is gone: the job is dropped instead of run. */
+  gone: () => boolean;
+  resolve: (r: CheckResult) => void;
+}
+
+/**
+ * At most N bcrypt verifications at once, each in its own worker thread (bcryptjs's async form
+ * still runs ~75 ms slices on the calling thread), a bounded queue in front of them, and queued
+ * work dropped when its client disconnects.
+ */
+class BcryptPool {
+  private readonly idle: Worker[] = [];
+  private readonly all: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly running = new Map<number, (ok: boolean) => void>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly limits: AuthLimits) {}
+
+  compare(pass: string, hash: string, gone: () => boolean): Promise<CheckResult> {
+    return new Promise((resolve) => {
+      if (this.queue.length >= this.limits.maxQueuedChecks) return resolve('busy');
+      this.queue.push({ pass, hash, gone, resolve });
+      this.pump();
+    });
+  }
+
+  private worker(): Worker | undefined {
+    const w = this.idle.pop();
+    if (w) return w;
+    if (this.all.length >= this.limits.maxConcurrentChecks || this.closed) return undefined;
+    const created = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcryptjs') } });
+    created.unref();
+    created.on('message', (m: { id: number; ok: boolean }) => {
+      this.running.get(m.id)?.(m.ok);
+      this.running.delete(m.id);
+      this.idle.push(created);
+      this.pump();
+    });
+    created.on('error', () => {});
+    this.all.push(created);
+    return created;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const job = this.queue[0]!;
+      if (job.gone()) {
+        this.queue.shift();
+        job.resolve('gone');
+        continue;
+      }
+      const w = this.worker();
+      if (!w) return;
+      this.queue.shift();
+      const id = this.nextId++;
+      this.running.set(id, (ok) => job.resolve(ok ? 'ok' : 'denied'));
+      w.postMessage({ id, pass: job.pass, hash: job.hash });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.resolve('gone');
+    await Promise.all(this.all.map((w) => w.terminate()));
+  }
+}
+
+export type CheckResult = 'ok' | 'denied' | 'limited' | 'busy' | 'gone';
+
 /**
  * Basic-auth checks: a bcrypt verification costs tens of milliseconds, so a successful one is
- * remembered (keyed by a SHA-256 of the credentials, never the password itself) for a few minutes.
+ * remembered (keyed by a SHA-256 of the credentials, never the password itself) for a few minutes
+ * and checked first; failures are counted per client address and refused without bcrypt once over
+ * the limit; the verifications themselves run in a small bounded pool of worker threads.
  */
 export class BasicAuth {
   private readonly users: Map<Buffer, string>;
   private readonly ok = new Map<string, number>();
+  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  private readonly pool: BcryptPool;
   private static readonly TTL_MS = 5 * 60_000;
-  private static dummy: string | undefined;
+  private static readonly MAX_CLIENTS = 10_000;
 
-  constructor(users: Record<string, string>) {
+  constructor(users: Record<string, string>, private readonly limits: AuthLimits = DEFAULT_AUTH_LIMITS) {
     this.users = new Map(Object.entries(users).map(([u, h]) => [createHash('sha256').update(u).digest(), h.replace(/^\$2y\$/, '$2b$')]));
+    this.pool = new BcryptPool(limits);
   }
 
   get enabled(): boolean {
     return this.users.size > 0;
   }
 
-  async check(header: string | undefined): Promise<boolean> {
+  /** Seconds until `client` may try again, when it has used up its failures. */
+  retryAfter(client: string): number | undefined {
+    const f = this.failures.get(client);
+    if (!f) return undefined;
+    const now = Date.now();
+    if (f.resetAt <= now) {
+      this.failures.delete(client);
+      return undefined;
+    }
+    return f.count >= this.limits.maxFailuresPerClient ? Math.ceil((f.resetAt - now) / 1000) : undefined;
+  }
+
+  private fail(client: string): void {
+    const now = Date.now();
+    let f = this.failures.get(client);
+    if (!f || f.resetAt <= now) {
+      if (this.failures.size >= BasicAuth.MAX_CLIENTS) {
+        for (const [k, v] of this.failures) if (v.resetAt <= now) this.failures.delete(k);
+        if (this.failures.size >= BasicAuth.MAX_CLIENTS) this.failures.delete(this.failures.keys().next().value as string);
+      }
+      f = { count: 0, resetAt: now + this.limits.failureWindowMs };
+      this.failures.set(client, f);
+    }
+    f.count += 1;
+  }
+
+  async check(header: string | undefined, client = '', gone: () => boolean = () => false): Promise<CheckResult> {
     const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
-    if (!m) return false;
-    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+    const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
-    if (colon < 0) return false;
-    const user = decoded.slice(0, colon);
-    const pass = decoded.slice(colon + 1);
+    const user = colon < 0 ? '' : decoded.slice(0, colon);
+    const pass = colon < 0 ? '' : decoded.slice(colon + 1);
+    // A cached success is one hash and one lookup, whatever else is going on.
     const key = createHash('sha256').update(user).update('\u0000').update(pass).digest('hex');
     const until = this.ok.get(key);
-    if (until !== undefined && until > Date.now()) return true;
+    if (colon >= 0 && until !== undefined && until > Date.now()) return 'ok';
+    if (this.retryAfter(client) !== undefined) return 'limited';
+    if (colon < 0) {
+      this.fail(client);
+      return 'denied';
+    }
     // Compare user names in constant time; an unknown user still pays for a bcrypt comparison.
     const u = createHash('sha256').update(user).digest();
     let hash: string | undefined;
     for (const [k, h] of this.users) if (timingSafeEqual(k, u)) hash = h;
-    BasicAuth.dummy ??= bcrypt.hashSync('unused', 10);
-    const good = await bcrypt.compare(pass, hash ?? BasicAuth.dummy);
-    if (!good || hash === undefined) return false;
-    if (this.ok.size > 1024) this.ok.clear();
-    this.ok.set(key, Date.now() + BasicAuth.TTL_MS);
-    return true;
+    const r = await this.pool.compare(pass, hash ?? DUMMY_HASH, gone);
+    if (r === 'ok' && hash !== undefined) {
+      if (this.ok.size > 1024) this.ok.clear();
+      this.ok.set(key, Date.now() + BasicAuth.TTL_MS);
+      return 'ok';
+    }
+    if (r === 'ok' || r === 'denied') {
+      this.fail(client);
+      return 'denied';
+    }
+    return r;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 
 /** Wrap a request listener with client-certificate checks, basic auth and extra headers. */
-export function protect(handler: Http.RequestListener, web: WebConfig | undefined): Http.RequestListener {
-  if (!web) return handler;
-  const auth = new BasicAuth(web.basic_auth_users);
+export function protect(handler: Http.RequestListener, web: WebConfig | undefined, limits: AuthLimits = DEFAULT_AUTH_LIMITS): Http.RequestListener & { close: () => Promise<void> } {
+  if (!web) return Object.assign(handler, { close: async () => {} });
+  const auth = new BasicAuth(web.basic_auth_users, limits);
   const open = new Set(web.unauthenticated_paths);
   const clientAuth = web.tls_server_config?.client_auth_type ?? 'NoClientCert';
   const headers = Object.entries(web.http_server_config?.headers ?? {});
-  return (req, res) => {
+  const listener: Http.RequestListener = (req, res) => {
     for (const [k, v] of headers) res.setHeader(k, v);
     const path = (req.url ?? '/').split('?')[0]!;
     const sock = req.socket as TLSSocket;
@@ -149,12 +295,20 @@ export function protect(handler: Http.RequestListener, web: WebConfig | undefine
       return;
     }
     if (!auth.enabled || open.has(path)) return handler(req, res);
-    auth.check(req.headers.authorization).then(
-      (ok) => {
-        if (ok) return handler(req, res);
+    const client = req.socket.remoteAddress ?? '';
+    auth.check(req.headers.authorization, client, () => req.socket.destroyed).then(
+      (r) => {
+        if (r === 'ok') return handler(req, res);
+        if (r === 'gone' || res.destroyed) return;
+        if (r === 'limited' || r === 'busy') {
+          const wait = r === 'limited' ? (auth.retryAfter(client) ?? 1) : 1;
+          res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(wait) }).end(r === 'limited' ? 'too many failed logins from this address\n' : 'too many logins being checked; try again\n');
+          return;
+        }
         res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="datanode-exporter"' }).end('unauthorized\n');
       },
-      () => res.writeHead(500).end(),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n'),
     );
   };
+  return Object.assign(listener, { close: () => auth.close() });
 }

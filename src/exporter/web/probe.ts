@@ -8,6 +8,7 @@ import { header, sampleLine } from '../exposition/render.js';
 import { SeriesStore } from '../exposition/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
+import { checkProbeUrl, parseAllowRule, type AllowRule } from './allow.js';
 
 export interface ProbeResult {
   status: number;
@@ -30,17 +31,20 @@ export class Prober {
     return this.ctx.config;
   }
 
-  /** A configured target, or a runtime of its own for an allowed URL; undefined when neither. */
-  private resolve(target: string): { rt: TargetRuntime; store: SeriesStore } | undefined {
+  /** A configured target, or a runtime of its own for an allowed URL; the refusal otherwise. */
+  private resolve(target: string): { rt: TargetRuntime; store: SeriesStore } | { status: number; reason: string } {
     const rt = this.configured(target);
     if (rt) return { rt, store: this.ctx.store };
-    if (!this.config.probe.allowed_urls.some((prefix) => target.startsWith(prefix))) return undefined;
-    let entry = this.urlTargets.get(target);
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) return { status: 400, reason: 'not a configured target' };
+    const checked = checkProbeUrl(target, this.config.probe.allowed_urls.map(parseAllowRule).filter((r): r is AllowRule => r !== undefined));
+    if (!('url' in checked)) return checked;
+    const key = checked.url.href;
+    let entry = this.urlTargets.get(key);
     if (!entry) {
       const store = new SeriesStore(this.ctx.store.order);
-      const name = target.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
-      entry = { rt: new TargetRuntime({ name, url: target, headers: {} }, { ...this.ctx, store }, () => {}), store };
-      this.urlTargets.set(target, entry);
+      const name = key.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
+      entry = { rt: new TargetRuntime({ name, url: key, headers: {} }, { ...this.ctx, store }, () => {}), store };
+      this.urlTargets.set(key, entry);
       if (this.urlTargets.size > MAX_URL_TARGETS) {
         const [oldest, old] = this.urlTargets.entries().next().value as [string, { rt: TargetRuntime }];
         this.urlTargets.delete(oldest);
@@ -54,7 +58,8 @@ export class Prober {
     const started = performance.now();
     const target = query.get('target') ?? '';
     const found = this.resolve(target);
-    if (!found) return { status: 400, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: not configured and not an allowed URL\n` };
+    // One line of text, the target quoted (JSON escapes newlines) and cut short.
+    if ('reason' in found) return { status: found.status, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: ${found.reason}\n` };
     const { rt, store } = found;
     const wanted = (query.get('collectors') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));

@@ -7,8 +7,10 @@ import type express from 'express';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { http, https } from '../process/lean/http.js';
+import type net from 'node:net';
 import { CONTENT_TYPE } from '../exposition/render.js';
 import type { SelfMetrics } from '../exposition/self-metrics.js';
+import type { Logger } from '../process/logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
 
 export type { RunnerStatus };
@@ -28,6 +30,10 @@ export interface ServerDeps {
   pending: () => string[];
   probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string }>;
   reload: () => Promise<void>;
+  /** Where request errors go: one JSON line each, never a stack trace in a response. */
+  log?: Logger | undefined;
+  /** POST /-/reload (and any future lifecycle route) answers only when this is true (--web.enable-lifecycle). */
+  lifecycle?: (() => boolean) | undefined;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -91,6 +97,11 @@ export async function createApp(deps: ServerDeps): Promise<express.Express> {
   });
 
   app.post('/-/reload', async (_req, res) => {
+    // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
+    if (!deps.lifecycle?.()) {
+      res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
+      return;
+    }
     try {
       await deps.reload();
       res.type('text/plain').send('reloaded\n');
@@ -117,7 +128,30 @@ ${rows}
 </table></body></html>
 `);
   });
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  // The production error handler: a one-line text answer, the error as one JSON log line; express's
+  // default handler would answer with an HTML page holding the stack trace and install paths.
+  app.use((err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    const status = httpStatusOf(err);
+    if (status >= 500) deps.log?.error({ code: 'HTTP_HANDLER', path: req.path, err: err instanceof Error ? err.message : String(err) }, 'request failed');
+    if (res.headersSent) return void res.end();
+    res.status(status).type('text/plain').send(status >= 500 ? 'internal error\n' : 'bad request\n');
+  });
   return app;
+}
+
+/** The status an error asks for (body-parser style `status`), else 500. */
+function httpStatusOf(err: unknown): number {
+  const s = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' && s >= 400 && s < 600 ? s : 500;
+}
+
+/** The path of a request target, without its query. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }
 
 /**
@@ -139,23 +173,27 @@ export function createHandler(deps: ServerDeps): Http.RequestListener {
       res.end(parts[1]);
       return;
     }
-    if (req.method === 'GET' && url === '/healthz') {
+    // Probes answer HEAD as GET, and ignore a query string (some probers add one).
+    const path = pathOf(url);
+    const probe = req.method === 'GET' || req.method === 'HEAD';
+    if (probe && path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('ok\n');
+      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
       return;
     }
-    if (req.method === 'GET' && url === '/readyz') {
+    if (probe && path === '/readyz') {
       const pending = deps.pending();
       res.writeHead(pending.length === 0 ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+      res.end(req.method === 'HEAD' ? undefined : pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
       return;
     }
     app ??= createApp(deps);
     app.then(
       (a) => a(req, res),
-      () => {
-        res.writeHead(500);
-        res.end();
+      (err: unknown) => {
+        deps.log?.error({ code: 'HTTP_HANDLER', err: err instanceof Error ? err.message : String(err) }, 'web application failed to load');
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('internal error\n');
       },
     );
   };
@@ -164,6 +202,8 @@ export function createHandler(deps: ServerDeps): Http.RequestListener {
 export interface ListenOptions {
   address: string;
   maxConnections: number;
+  /** Of maxConnections, how many only connections that have sent a whole request may hold. */
+  reservedConnections?: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** HTTPS when given (from the web-config file). */
@@ -182,10 +222,70 @@ export async function listen(handler: Http.RequestListener, o: ListenOptions): P
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.requestTimeoutMs;
   server.keepAliveTimeout = 15_000;
-  server.maxConnections = o.maxConnections;
+  guardConnections(server, o.maxConnections, o.reservedConnections ?? 0);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   return server;
+}
+
+interface ConnState {
+  /** It has sent at least one whole request (a slowloris socket never does). */
+  proven: boolean;
+  /** No request in progress (a kept-alive connection between scrapes). */
+  idle: boolean;
+}
+
+/**
+ * At most `max` connections. Connections that have not yet sent a whole request may hold at most
+ * `max - reserved` of them; the rest are kept for clients that have. When a new connection comes
+ * over either bound, the oldest connection still waiting for its first request is closed (then the
+ * oldest idle kept-alive one) instead of the newcomer: a client holding hundreds of half-sent
+ * requests (slowloris) cannot lock Prometheus or a probe out, however many sockets it holds.
+ */
+function guardConnections(server: Http.Server, max: number, reserved: number): void {
+  const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
+  let unproven = 0;
+  const forget = (sock: net.Socket, c: ConnState): void => {
+    // Counted out at once ('close' comes a tick later, after more connections may have arrived).
+    if (conns.delete(sock) && !c.proven) unproven--;
+  };
+  const evict = (except: net.Socket, which: (c: ConnState) => boolean): boolean => {
+    for (const [sock, c] of conns) {
+      if (sock === except || !which(c)) continue;
+      forget(sock, c);
+      sock.destroy();
+      return true;
+    }
+    return false;
+  };
+  server.on('connection', (sock: net.Socket) => {
+    const state: ConnState = { proven: false, idle: true };
+    conns.set(sock, state);
+    unproven++;
+    sock.once('close', () => forget(sock, state));
+    const overUnproven = unproven > max - reserved;
+    const overTotal = conns.size > max;
+    if (!overUnproven && !overTotal) return;
+    if (evict(sock, (c) => !c.proven)) return;
+    if (overTotal && evict(sock, (c) => c.idle)) return;
+    if (overTotal) {
+      forget(sock, state);
+      sock.destroy();
+    }
+  });
+  server.on('request', (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+    const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
+    const state = conns.get(raw);
+    if (!state) return;
+    if (!state.proven) {
+      state.proven = true;
+      unproven--;
+    }
+    state.idle = false;
+    res.once('close', () => {
+      state.idle = true;
+    });
+  });
 }

@@ -27,22 +27,27 @@ export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: (
   const self = new SelfMetrics(createSelfRegistry(VERSION, deps.seriesCount));
   await self.refresh();
   const stopSelf = self.keepFresh();
-  const handler = createHandler({ ...deps, self });
+  const handler = createHandler({ ...deps, self, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle) });
   // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
-  const guarded = auth ? (await import('./auth.js')).protect(handler, auth.config) : handler;
+  const a = web.auth;
+  const guarded = auth
+    ? (await import('./auth.js')).protect(handler, auth.config, { maxConcurrentChecks: a.max_concurrent_checks, maxQueuedChecks: a.max_queued_checks, maxFailuresPerClient: a.max_failures_per_client, failureWindowMs: a.failure_window })
+    : Object.assign(handler, { close: async () => {} });
   let server: http.Server;
   try {
-    server = await listen(guarded, { address, maxConnections: web.max_connections, headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
+    server = await listen(guarded, { address, maxConnections: web.max_connections, reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)), headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
   } catch (err) {
     stopSelf();
+    await guarded.close();
     throw err;
   }
-  const a = server.address() as AddressInfo;
-  const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
-    url: `${auth?.tls ? 'https' : 'http'}://${host}:${a.port}`,
+    url: `${auth?.tls ? 'https' : 'http'}://${host}:${addr.port}`,
     stop: async () => {
       stopSelf();
+      await guarded.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -93,7 +93,7 @@ describe('any response the schema allows: never a failed collector, never an inv
         const instance = module.create(module.config.parse(c.config), { directory: new Directory() });
         const ctx: CollectContext = { target: id, client: client((p) => c.route(routes, p)), signal: new AbortController().signal, pageSize: 100, maxPages: 3 };
         const r = await instance.collect(ctx); // must not throw
-        const lines = r.samples.map(sampleLine);
+        const lines = r.samples.map((s) => sampleLine(s));
         expect(r.samples.every((s) => Number.isFinite(s.value))).toBe(true);
         expect(new Set(lines.map((l) => l.slice(0, l.lastIndexOf(' ')))).size).toBe(lines.length);
         stat.samples += r.samples.length;

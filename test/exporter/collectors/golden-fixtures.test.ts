@@ -109,7 +109,7 @@ describe('golden real-format fixtures: each collector against *.expected.json', 
       const hit = samples.find((s) => s.metric.name === no.name && Object.entries(no.labels).every(([k, v]) => (labelsOf(s)[k] ?? '') === v));
       expect(hit, `absent ${no.name} ${JSON.stringify(no.labels)}`).toBeUndefined();
     }
-    const text = samples.map(sampleLine).join('');
+    const text = samples.map((s) => sampleLine(s)).join('');
     for (const f of e.forbiddenStrings) expect(text).not.toContain(f);
   });
 });

@@ -60,7 +60,7 @@ describe('row isolation', () => {
     const runner = new CollectorRunner({
       scopeValue: 'net', collector: { name: 'positions', scope: 'network' }, instance: inst,
       candidates: () => [{ target: 'dn1', client: ctx(BODY).client }], store, log,
-      settings: { intervalMs: 60_000, timeoutMs: 5_000, maxAgeMs: 120_000, cron: '* * * * *', pageSize: 100, maxPages: 5 },
+      settings: { intervalMs: 60_000, timeoutMs: 5_000, maxAgeMs: 120_000, cron: '* * * * *', pageSize: 100, maxPages: 5, seriesLimit: Infinity },
     });
     await runner.runOnce();
     await runner.runOnce();

@@ -127,3 +127,34 @@ describe('polling thread: auto', () => {
     expect(usePollingThread(many)).toBe(true);
   });
 });
+
+describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () => {
+  const base = { targets: [{ name: 'a', url: 'http://h:1' }] };
+  const issues = (extra: object): string[] => {
+    const r = configSchema.safeParse({ ...base, ...extra });
+    return r.success ? [] : r.error.issues.map((i) => i.path.join('.'));
+  };
+  it('defaults', () => {
+    const c = configSchema.parse(base);
+    expect(c.limits).toEqual({ label_value_bytes: 128, series_per_target: 20_000, series_per_network: 250_000, metrics_body_bytes: 48 * 1024 * 1024 });
+    expect(c.web.auth).toEqual({ max_concurrent_checks: 2, max_queued_checks: 32, max_failures_per_client: 10, failure_window: 60_000 });
+    expect(c.web.enable_lifecycle).toBe(false);
+    expect(c.http.max_backoff).toBe(600_000);
+  });
+  it('bad values name their field', () => {
+    expect(issues({ limits: { label_value_bytes: 8 } })).toEqual(['limits.label_value_bytes']);
+    expect(issues({ limits: { series_per_network: 'many' } })).toEqual(['limits.series_per_network']);
+    expect(issues({ web: { max_connections: 10, reserved_connections: 10 } })).toEqual(['web.reserved_connections']);
+    expect(issues({ web: { auth: { max_concurrent_checks: 0 } } })).toEqual(['web.auth.max_concurrent_checks']);
+    expect(issues({ http: { max_backoff: 'forever' } })).toEqual(['http.max_backoff']);
+    expect(issues({ probe: { allowed_urls: ['http://user@127.0.0.1:3008/'] } })).toEqual(['probe.allowed_urls.0']);
+    expect(issues({ probe: { allowed_urls: ['http://127.0.0.1:*', 'https://n.example/gw/'] } })).toEqual([]);
+  });
+  it('--web.enable-lifecycle, its environment variable, and the file agree', () => {
+    expect(loadConfig(parseCli(['--datanode.url', 'http://h:1', '--web.enable-lifecycle']), {}).web.enable_lifecycle).toBe(true);
+    expect(loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'true' }).web.enable_lifecycle).toBe(true);
+    expect(loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'false' }).web.enable_lifecycle).toBe(false);
+    expect(() => loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'maybe' })).toThrow(/web\.enable_lifecycle \(DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE\)/);
+    expect(loadConfig(parseCli(['--config.file', yamlFile('targets: [{name: a, url: "http://h:1"}]\nweb: {enable_lifecycle: true}\n')]), {}).web.enable_lifecycle).toBe(true);
+  });
+});

@@ -41,6 +41,8 @@ beforeAll(async () => {
       fake.reloads += 1;
       if (fake.reloadError) throw fake.reloadError;
     },
+    // The lifecycle API is off by default (server-hardening.test.ts); these routes test it on.
+    lifecycle: () => true,
   };
   server = await listen(createHandler(deps), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
   const a = server.address() as AddressInfo;

@@ -1,0 +1,49 @@
+/** /probe's allow-list: URLs compared by their parsed parts (the schema validates entries with it too). */
+
+/** One entry of probe.allowed_urls: scheme, host, port (or any) and a path prefix. */
+export interface AllowRule {
+  protocol: string;
+  hostname: string;
+  /** '' for the scheme's default port, '*' for any. */
+  port: string;
+  path: string;
+}
+
+/**
+ * Parse an allowed_urls entry: `scheme://host[:port][/path]`, where a port of `*` (or a bare
+ * trailing `:`) allows any port. User-info, a query or a fragment make the entry invalid.
+ */
+export function parseAllowRule(entry: string): AllowRule | undefined {
+  const m = /^(https?):\/\/([^/?#@]+)(\/[^?#]*)?$/i.exec(entry);
+  if (!m) return undefined;
+  let authority = m[2]!;
+  const anyPort = /:\*?$/.test(authority) && !/^\[[^\]]*$/.test(authority.replace(/:\*?$/, ''));
+  if (anyPort) authority = authority.replace(/:\*?$/, '');
+  try {
+    const u = new URL(`${m[1]!.toLowerCase()}://${authority}${m[3] ?? '/'}`);
+    return { protocol: u.protocol, hostname: u.hostname, port: anyPort ? '*' : u.port, path: u.pathname };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why `target` may not be probed, or its parsed URL. Compares parsed parts, never string prefixes. */
+export function checkProbeUrl(target: string, rules: readonly AllowRule[]): { url: URL } | { status: number; reason: string } {
+  let u: URL;
+  try {
+    u = new URL(target);
+  } catch {
+    return { status: 400, reason: 'target is not a configured target name nor a valid URL' };
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { status: 400, reason: 'target URL must be http or https' };
+  if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(target)) return { status: 400, reason: 'target URL must not carry user-info' };
+  if (u.search !== '' || u.hash !== '') return { status: 400, reason: 'target URL must not carry a query or fragment' };
+  const ok = rules.some((r) => {
+    if (r.protocol !== u.protocol || r.hostname !== u.hostname) return false;
+    if (r.port !== '*' && r.port !== u.port) return false;
+    if (r.path === '/' || u.pathname === r.path) return true;
+    const prefix = r.path.endsWith('/') ? r.path : `${r.path}/`;
+    return u.pathname.startsWith(prefix);
+  });
+  return ok ? { url: u } : { status: 400, reason: 'target URL is not in probe.allowed_urls' };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { M } from '../../../src/exporter/exposition/catalogue.js';
+import { capLabel, fragments } from '../../../src/exporter/exposition/render.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { EnumLabels, oneHot } from '../../../src/exporter/upstream/scale.js';
+
+describe('label values are capped', () => {
+  it('a long value is cut to the cap with a hash suffix; two long values never collide; short ones are untouched', () => {
+    const a = `${'x'.repeat(40_000)}a`;
+    const b = `${'x'.repeat(40_000)}b`;
+    expect(Buffer.byteLength(capLabel(a, 128))).toBeLessThanOrEqual(128);
+    expect(capLabel(a, 128)).not.toBe(capLabel(b, 128));
+    expect(capLabel(a, 128)).toBe(capLabel(a, 128));
+    expect(capLabel('short', 128)).toBe('short');
+    const multi = 'é'.repeat(200); // 2 bytes each: cut on a character boundary
+    expect(Buffer.byteLength(capLabel(multi, 128))).toBeLessThanOrEqual(128);
+    expect(capLabel(multi, 128)).toMatch(/^é+~[0-9a-f]{16}$/);
+  });
+
+  it('rendered samples carry capped values', () => {
+    const f = fragments([{ metric: M.marketInfo, values: ['net', 'i'.repeat(5000), 'c', 'n', 'future', 'a', 'q', 't'], value: 1 }]);
+    expect(f.get(M.marketInfo)!.length).toBeLessThan(400);
+  });
+});
+
+describe('the rendered body is capped', () => {
+  it('families past limits.metrics_body_bytes are left out and vega_exporter_metrics_truncated says so', () => {
+    const store = new SeriesStore();
+    let told = 0;
+    store.onTruncated = () => void told++;
+    store.bodyLimitBytes = 64 * 1024;
+    store.set({ scope: 'network', id: 'n', source: 'markets' }, Array.from({ length: 3000 }, (_, i) => ({ metric: M.marketDecimals, values: ['n', `m${i}`], value: 1 })), 0, Infinity);
+    const body = store.render().toString();
+    expect(body.length).toBeLessThanOrEqual(64 * 1024);
+    expect(body).toContain('vega_exporter_metrics_truncated 1');
+    expect(told).toBe(1);
+  });
+});
+
+describe('enum labels', () => {
+  it('known values, a few unknown ones by name, then other', () => {
+    const e = new EnumLabels(['A', 'B'], 2);
+    expect(['A', 'X', 'Y', 'Z', 'X', 'W'].map((v) => e.label(v))).toEqual(['A', 'X', 'Y', 'other', 'X', 'other']);
+    expect(oneHot(['A', 'B'], 'Z', e)).toEqual([['A', 0], ['B', 0], ['other', 1]]);
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { checkProbeUrl, parseAllowRule, type AllowRule } from '../../../src/exporter/web/allow.js';
+
+const rules = (...e: string[]): AllowRule[] => e.map((x) => parseAllowRule(x)!);
+const ok = (t: string, r: AllowRule[]): boolean => 'url' in checkProbeUrl(t, r);
+
+describe('probe allow-list', () => {
+  it('parses entries: any port with :* or a bare colon, default ports, path prefixes; refuses user-info', () => {
+    expect(parseAllowRule('http://127.0.0.1:')).toEqual({ protocol: 'http:', hostname: '127.0.0.1', port: '*', path: '/' });
+    expect(parseAllowRule('https://node.example:*/gw/')).toEqual({ protocol: 'https:', hostname: 'node.example', port: '*', path: '/gw/' });
+    expect(parseAllowRule('https://node.example:443')).toMatchObject({ port: '' });
+    expect(parseAllowRule('http://[::1]:3008')).toMatchObject({ hostname: '[::1]', port: '3008' });
+    for (const bad of ['http://u@h/', 'ftp://h/', 'http://h/?q', 'h:3008', 'http://']) expect(parseAllowRule(bad), bad).toBeUndefined();
+  });
+
+  it('compares scheme, host, port and path prefix after parsing', () => {
+    const r = rules('http://127.0.0.1:3008/gw', 'https://n.example');
+    expect(ok('http://127.0.0.1:3008/gw', r)).toBe(true);
+    expect(ok('http://127.0.0.1:3008/gw/a', r)).toBe(true);
+    expect(ok('http://127.0.0.1:3008/gwx', r)).toBe(false);
+    expect(ok('http://127.0.0.1:3009/gw', r)).toBe(false);
+    expect(ok('https://127.0.0.1:3008/gw', r)).toBe(false);
+    expect(ok('https://n.example:443/x', r)).toBe(true);
+    expect(ok('https://n.example:8443/x', r)).toBe(false);
+    expect(ok('https://n.example.evil/x', r)).toBe(false);
+    expect(ok('http://127.0.0.1:3008@evil:3008/gw', r)).toBe(false);
+    expect(checkProbeUrl('http://127.0.0.1:@localhost:3008/', rules('http://127.0.0.1:'))).toMatchObject({ status: 400, reason: expect.stringMatching(/user-info/) });
+    expect(checkProbeUrl('not a url', r)).toMatchObject({ status: 400 });
+  });
+});

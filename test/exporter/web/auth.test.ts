@@ -1,0 +1,45 @@
+import bcrypt from 'bcryptjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BasicAuth } from '../../../src/exporter/web/auth.js';
+
+const auths: BasicAuth[] = [];
+afterEach(async () => {
+  for (const a of auths.splice(0)) await a.close();
+});
+const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+
+describe('BasicAuth under load', () => {
+  const hash = bcrypt.hashSync('right', 10);
+  const make = (limits: Partial<ConstructorParameters<typeof BasicAuth>[1]> = {}): BasicAuth => {
+    const a = new BasicAuth({ prometheus: hash }, { maxConcurrentChecks: 1, maxQueuedChecks: 2, maxFailuresPerClient: 100, failureWindowMs: 60_000, ...limits });
+    auths.push(a);
+    return a;
+  };
+
+  it('one check runs, two wait, the next is refused at once (busy); queued checks of clients that left are dropped', async () => {
+    const a = make();
+    let left = false;
+    const results = await Promise.all([
+      a.check(basic('prometheus', 'x1'), 'c1'),
+      a.check(basic('prometheus', 'x2'), 'c2', () => left),
+      a.check(basic('prometheus', 'x3'), 'c3', () => left),
+      a.check(basic('prometheus', 'x4'), 'c4'),
+      (async () => {
+        left = true; // the two queued clients disconnect while the first check runs
+        return 'marker';
+      })(),
+    ]);
+    expect(results).toEqual(['denied', 'gone', 'gone', 'busy', 'marker']);
+  });
+
+  it('a right password passes and is then cached (no bcrypt, even over the failure limit)', async () => {
+    const a = make({ maxFailuresPerClient: 1 });
+    expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
+    expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('denied');
+    expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('limited');
+    const t0 = performance.now();
+    expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
+    expect(performance.now() - t0).toBeLessThan(10);
+    expect(await a.check(basic('nobody', 'right'), 'other')).toBe('denied');
+  });
+});
