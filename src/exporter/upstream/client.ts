@@ -3,6 +3,7 @@
  * gzip), pacing below the node's rate limit, bounded retries with jitter inside the caller's
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
+import type { Dispatcher } from 'undici';
 import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
 import { getHeapStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
@@ -10,6 +11,9 @@ import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from '../schedule/deadline.js';
+import { VERSION } from '../process/version.js';
+
+const USER_AGENT = `datanode-exporter/${VERSION}`;
 
 export interface ClientOptions {
   url: string;
@@ -50,7 +54,12 @@ export class DatanodeClient {
   /** Requests sent and body bytes received on the wire (before gunzip), for benchmarks. */
   readonly totals = { requests: 0, bytes: 0 };
 
+  /** Request headers: the configured ones, a User-Agent that names the exporter unless one is configured. */
+  private readonly headers: Record<string, string>;
+
   constructor(private readonly opts: ClientOptions) {
+    const ua: Record<string, string> = Object.keys(opts.headers).some((k) => k.toLowerCase() === 'user-agent') ? {} : { 'user-agent': USER_AGENT };
+    this.headers = { ...ua, ...opts.headers, accept: 'application/json', 'accept-encoding': 'gzip' };
     this.base = new URL(opts.url);
     this.pool = new Pool(this.base.origin, {
       connections: 4,
@@ -130,7 +139,7 @@ export class DatanodeClient {
       res = await undiciRequest.call(this.pool, {
         path,
         method: 'GET',
-        headers: { ...this.opts.headers, accept: 'application/json', 'accept-encoding': 'gzip' },
+        headers: this.headers,
         signal,
       });
     } catch (err) {
@@ -140,12 +149,22 @@ export class DatanodeClient {
     }
     this.opts.onRequest?.(endpoint, String(res.statusCode));
     this.totals.requests += 1;
+    let raw: Buffer | undefined = await this.body(res, endpoint, signal);
+    const bytes = raw.length;
+    const text = raw.toString('utf8');
+    raw = undefined; // not held while the text is parsed: a large body is then two copies, not three
+    const json = parseJson(text, bytes, res.statusCode, endpoint);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(endpoint, res.statusCode, res.headers, json);
+    return { status: res.statusCode, headers: res.headers, json };
+  }
+
+  /** The body, capped before and after gunzip; on any failure the rest is abandoned. */
+  private async body(res: Dispatcher.ResponseData, endpoint: string, signal: AbortSignal): Promise<Buffer> {
     const cap = this.opts.maxResponseBytes;
-    let raw: Buffer;
     try {
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (declared > cap) throw tooLarge(endpoint, cap);
-      raw = await readCapped(res.body as AsyncIterable<Buffer>, declared, () => tooLarge(endpoint, cap), cap);
+      let raw = await readCapped(res.body as AsyncIterable<Buffer>, declared, () => tooLarge(endpoint, cap), cap);
       this.totals.bytes += raw.length;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
@@ -157,6 +176,7 @@ export class DatanodeClient {
           throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
         }
       }
+      return raw;
     } catch (err) {
       // Abandon the rest of the body; undici reports the abort on the stream, which nobody reads now.
       res.body.on('error', () => {});
@@ -164,26 +184,6 @@ export class DatanodeClient {
       if (err instanceof ExporterError) throw err;
       throw classify(endpoint, err, signal);
     }
-    let json: unknown;
-    let text = raw.toString('utf8');
-    const rawLength = raw.length;
-    raw = EMPTY; // not held while the text is parsed: a large body is then two copies, not three
-    // A large body is about to become objects several times its size: let its bytes and the garbage
-    // of earlier polls go first (only with --expose-gc, as the launch settings give).
-    // On the thread that also serves, only while the heap is small enough for the pause to be short
-    // (as process/gc-hint.ts decides).
-    if (rawLength >= LARGE_BODY_BYTES && (!isMainThread || getHeapStatistics().used_heap_size < FULL_GC_MAX_HEAP)) (globalThis as { gc?: () => void }).gc?.();
-    try {
-      json = JSON.parse(text);
-      text = '';
-    } catch (err) {
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${rawLength} bytes)`, { cause: err });
-      }
-      json = undefined;
-    }
-    if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(endpoint, res.statusCode, res.headers, json);
-    return { status: res.statusCode, headers: res.headers, json };
   }
 
   async close(): Promise<void> {
@@ -191,7 +191,6 @@ export class DatanodeClient {
   }
 }
 
-const EMPTY = Buffer.alloc(0);
 const LARGE_BODY_BYTES = 8 * 1024 * 1024;
 const FULL_GC_MAX_HEAP = 64 * 1024 * 1024;
 const GUNZIP_CHUNK = 1024 * 1024;
@@ -225,6 +224,20 @@ async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig:
     size = next;
   }
   return size === buf.length ? buf : buf.subarray(0, size);
+}
+
+/** JSON of a body; a 2xx body that is not JSON is an error, an error body that is not is undefined. */
+function parseJson(text: string, bytes: number, status: number, endpoint: string): unknown {
+  // A large body is about to become objects several times its size: let the garbage of earlier
+  // polls go first (only with --expose-gc, as the launch settings give). On the thread that also
+  // serves, only while the heap is small enough for the pause to be short (as process/gc-hint.ts decides).
+  if (bytes >= LARGE_BODY_BYTES && (!isMainThread || getHeapStatistics().used_heap_size < FULL_GC_MAX_HEAP)) (globalThis as { gc?: () => void }).gc?.();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    if (status >= 200 && status < 300) throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${bytes} bytes)`, { cause: err });
+    return undefined;
+  }
 }
 
 function tooLarge(endpoint: string, cap: number): ExporterError {

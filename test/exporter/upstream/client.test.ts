@@ -1,4 +1,7 @@
 /** The HTTP client and the paginator against the simulator: error decoding, caps, back-off, walks. */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRotationsCollector } from '../../../src/exporter/collectors/key-rotations.js';
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
@@ -163,5 +166,29 @@ describe('walks', () => {
     expect(err).toBeInstanceOf(ExporterError);
     expect((err as ExporterError).code).toBe('UPSTREAM_TIMEOUT');
     await c.close();
+  });
+});
+
+describe('identity', () => {
+  it('sends User-Agent datanode-exporter/<version>; a configured header replaces it', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers['user-agent']);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const plain = new DatanodeClient(opts({ url }));
+      await plain.get('/statistics', [], 'statistics', signal());
+      await plain.close();
+      const custom = new DatanodeClient(opts({ url, headers: { 'User-Agent': 'my-gateway-key' } }));
+      await custom.get('/statistics', [], 'statistics', signal());
+      await custom.close();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    expect(seen).toEqual([`datanode-exporter/${version}`, 'my-gateway-key']);
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * Password checks off the serving thread: a bounded pool of worker threads running bcryptjs, with
+ * a bounded queue whose jobs are dropped when their client has gone.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** Limits on password checking (`web.auth` in the configuration file). */
+export interface AuthLimits {
+  /** bcrypt verifications running at once, each in a worker thread. */
+  maxConcurrentChecks: number;
+  /** Checks waiting for a free worker; beyond this a request is answered 429 without bcrypt. */
+  maxQueuedChecks: number;
+  /** Failed checks one client address may make per window; then 429 with Retry-After, without bcrypt. */
+  maxFailuresPerClient: number;
+  failureWindowMs: number;
+}
+
+export const DEFAULT_AUTH_LIMITS: AuthLimits = { maxConcurrentChecks: 2, maxQueuedChecks: 32, maxFailuresPerClient: 10, failureWindowMs: 60_000 };
+
+/** The worker's code: bcryptjs's synchronous compare, one message at a time, off the serving thread. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const bcrypt = require(workerData.bcrypt);
+parentPort.on('message', (m) => {
+  let ok = false;
+  try { ok = bcrypt.compareSync(m.pass, m.hash); } catch {}
+  parentPort.postMessage({ id: m.id, ok });
+});
+`;
+
+interface Job {
+  pass: string;
+  hash: string;
+  /** The client is gone: the job is dropped instead of run. */
+  gone: () => boolean;
+  resolve: (r: CheckResult) => void;
+}
+
+/**
+ * At most N bcrypt verifications at once, each in its own worker thread (bcryptjs's async form
+ * still runs ~75 ms slices on the calling thread), a bounded queue in front of them, and queued
+ * work dropped when its client disconnects.
+ */
+export class BcryptPool {
+  private readonly idle: Worker[] = [];
+  private readonly all: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly running = new Map<number, (ok: boolean) => void>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly limits: AuthLimits) {}
+
+  compare(pass: string, hash: string, gone: () => boolean): Promise<CheckResult> {
+    return new Promise((resolve) => {
+      if (this.queue.length >= this.limits.maxQueuedChecks) return resolve('busy');
+      this.queue.push({ pass, hash, gone, resolve });
+      this.pump();
+    });
+  }
+
+  private worker(): Worker | undefined {
+    const w = this.idle.pop();
+    if (w) return w;
+    if (this.all.length >= this.limits.maxConcurrentChecks || this.closed) return undefined;
+    const created = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcryptjs') } });
+    created.unref();
+    created.on('message', (m: { id: number; ok: boolean }) => {
+      this.running.get(m.id)?.(m.ok);
+      this.running.delete(m.id);
+      this.idle.push(created);
+      this.pump();
+    });
+    created.on('error', () => {});
+    this.all.push(created);
+    return created;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      const job = this.queue[0]!;
+      if (job.gone()) {
+        this.queue.shift();
+        job.resolve('gone');
+        continue;
+      }
+      const w = this.worker();
+      if (!w) return;
+      this.queue.shift();
+      const id = this.nextId++;
+      this.running.set(id, (ok) => job.resolve(ok ? 'ok' : 'denied'));
+      w.postMessage({ id, pass: job.pass, hash: job.hash });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.resolve('gone');
+    await Promise.all(this.all.map((w) => w.terminate()));
+  }
+}
+
+export type CheckResult = 'ok' | 'denied' | 'limited' | 'busy' | 'gone';
