@@ -47,7 +47,7 @@ function earlySignals(): Signals & { hupPending: () => boolean; stopPending: () 
   return s;
 }
 
-type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAuth | undefined };
+type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAuth | undefined; notes: string[] };
 
 /** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
 async function prepare(argv: string[]): Promise<Prepared> {
@@ -63,14 +63,19 @@ async function prepare(argv: string[]): Promise<Prepared> {
       process.stdout.write(`datanode-exporter ${VERSION}\n`);
       return { exit: 0 };
     }
-    const config = loadConfig(cli);
+    const notes: string[] = [];
+    const config = loadConfig(cli, process.env, notes);
     // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
     const web = config.web.config_file ? (await import('./web/auth.js')).loadWebConfig(config.web.config_file) : undefined;
     if (cli.check) {
-      process.stdout.write(`configuration is valid: ${config.targets.length} target(s)\n`);
+      const { inShard } = await import('./fleet/signals.js');
+      const kept = inShard(config.targets, config.shard);
+      const shard = config.shard ? ` (shard ${config.shard} keeps ${kept.length} of ${config.targets.length})` : '';
+      process.stdout.write(`configuration is valid: ${kept.length} target(s)${shard}: ${kept.map((t) => t.name).join(', ')}\n`);
+      for (const n of notes) process.stdout.write(`note: ${n}\n`);
       return { exit: 0 };
     }
-    return { cli, config, web };
+    return { cli, config, web, notes };
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`datanode-exporter: configuration error: ${err.message}\n`);
@@ -113,13 +118,14 @@ export async function main(argv: string[]): Promise<number> {
 async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): Promise<number> {
   const prepared = await prepare(argv);
   if ('exit' in prepared) return prepared.exit;
-  const { cli, config, web } = prepared;
+  const { cli, config, web, notes } = prepared;
   const { createLogger } = await import('./process/logger.js');
   const { missingLaunchSettings } = await import('./process/launch.js');
   const { usePollingThread } = await import('./process/polling-thread.js');
   const { VERSION } = await import('./process/version.js');
   const { ConfigError } = await import('./config/load.js');
   const log = createLogger(config.log.level);
+  for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
   const missing = missingLaunchSettings();
   if (missing.length > 0) log.warn({ missing }, 'started without the memory settings of the bin, npm start and the image: resident memory will be higher (docs/performance.md)');
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
@@ -134,7 +140,9 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
     log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
     return 1;
   }
-  log.info({ url: `${exporter.url}/metrics`, targets: config.targets.map((t) => t.name), version: VERSION, pollingThread: threaded }, 'serving metrics');
+  // The targets this process polls: with --shard, its share only (discovered targets join later).
+  const { inShard } = await import('./fleet/signals.js');
+  log.info({ url: `${exporter.url}/metrics`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION, pollingThread: threaded }, 'serving metrics');
   const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

@@ -47,22 +47,32 @@ const OVERRIDES = [
   { key: 'enableLifecycle', flag: 'web.enable-lifecycle', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', path: 'web.enable_lifecycle' },
 ] as const;
 
-export const USAGE = `Usage: datanode-exporter [flags]
-       datanode-exporter healthcheck [flags]   GET this exporter's own /healthz (exit 0 healthy, 1 not)
-  --datanode.url <url>           the data node to watch (a single target), e.g. http://127.0.0.1:3008
-  --datanode.name <name>         its target label (default: host:port of the URL)
-  --config.file <path>           YAML config file (several targets, collectors, HTTP settings)
-  --web.listen-address <addr>    where /metrics is served (default 127.0.0.1:19308)
-  --log.level <level>            trace, debug, info, warn, error (default info)
-  --shard <i/n>                  keep only targets whose name hashes to shard i of n (0-based)
-  --web.config.file <path>       TLS and basic auth for the HTTP server (exporter-toolkit web-config format)
-  --web.enable-lifecycle         answer POST /-/reload (off by default; SIGHUP always reloads)
-  --config.check                 validate the configuration and exit (0 valid, 2 invalid)
-  --web.single-thread            poll and serve on one thread (same as web.polling_thread: off)
-  --version, --help
-Environment: DATANODE_EXPORTER_CONFIG_FILE, DATANODE_EXPORTER_DATANODE_URL, DATANODE_EXPORTER_DATANODE_NAME,
-DATANODE_EXPORTER_WEB_LISTEN_ADDRESS, DATANODE_EXPORTER_LOG_LEVEL, DATANODE_EXPORTER_SHARD, DATANODE_EXPORTER_WEB_CONFIG_FILE,
-DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE (true/false) (flags override them; they override the file).`;
+/** Every flag: the parser, --help and the README's flag table (scripts/flags-doc.ts) are made from this. */
+export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: string; env?: string; short?: string; help: string; default: string }[] = [
+  { flag: 'datanode.url', type: 'string', arg: '<url>', env: 'DATANODE_EXPORTER_DATANODE_URL', help: "the data node to watch (one target; it replaces the config file's targets)", default: 'none' },
+  { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
+  { flag: 'config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_CONFIG_FILE', help: 'YAML config file (several targets, collectors, HTTP settings)', default: 'none' },
+  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where /metrics is served', default: '`127.0.0.1:19308`' },
+  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: 'trace, debug, info, warn, error', default: '`info`' },
+  { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
+  { flag: 'web.config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)', default: 'none' },
+  { flag: 'web.enable-lifecycle', type: 'boolean', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false', default: 'off' },
+  { flag: 'web.single-thread', type: 'boolean', help: 'poll and serve on one thread (same as web.polling_thread: off)', default: 'off' },
+  { flag: 'config.check', type: 'boolean', help: 'validate the configuration, list the targets it keeps, and exit (0 valid, 2 invalid)', default: '' },
+  { flag: 'version', type: 'boolean', help: 'print the version and exit', default: '' },
+  { flag: 'help', type: 'boolean', short: 'h', help: 'print this help and exit', default: '' },
+];
+
+export const USAGE = [
+  'Usage: datanode-exporter [flags]',
+  "       datanode-exporter healthcheck [flags]   GET this exporter's own /healthz (exit 0 healthy, 1 not)",
+  ...FLAGS.map((f) => {
+    const name = `--${f.flag}${f.arg ? ` ${f.arg}` : ''}`;
+    const def = f.default && f.default !== 'none' && f.default !== 'off' ? ` (default ${f.default.replace(/`/g, '')})` : '';
+    return `  ${name.padEnd(31)}${f.help.replace(/`/g, '')}${def}${f.env ? `; env ${f.env}` : ''}`;
+  }),
+  'Flags override the environment, which overrides the config file.',
+].join('\n');
 
 export function parseCli(argv: string[]): CliOptions {
   let parsed;
@@ -71,23 +81,10 @@ export function parseCli(argv: string[]): CliOptions {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        'config.file': { type: 'string' },
-        'config.check': { type: 'boolean' },
-        'web.single-thread': { type: 'boolean' },
-        'datanode.url': { type: 'string' },
-        'datanode.name': { type: 'string' },
-        'web.listen-address': { type: 'string' },
-        'log.level': { type: 'string' },
-        shard: { type: 'string' },
-        'web.config.file': { type: 'string' },
-        'web.enable-lifecycle': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
+      options: Object.fromEntries(FLAGS.map((f) => [f.flag, f.short ? { type: f.type, short: f.short } : { type: f.type }])),
     });
   } catch (err) {
-    throw new ConfigError(`flags: ${(err as Error).message}`);
+    throw new ConfigError(`flags: ${(err as Error).message} (datanode-exporter --help lists the flags)`);
   }
   const v = parsed.values;
   const overrides: Overrides = {};
@@ -97,7 +94,7 @@ export function parseCli(argv: string[]): CliOptions {
     else if (val === true) overrides[o.key] = 'true';
   }
   return {
-    ...(v['config.file'] !== undefined ? { configFile: v['config.file'] } : {}),
+    ...(typeof v['config.file'] === 'string' ? { configFile: v['config.file'] } : {}),
     check: v['config.check'] === true,
     singleThread: v['web.single-thread'] === true,
     help: v.help === true,
@@ -105,6 +102,16 @@ export function parseCli(argv: string[]): CliOptions {
     overrides,
   };
 }
+
+/** The YAML parser's error codes an operator meets most, in words. */
+const YAML_REASONS: Record<string, string> = {
+  TAB_AS_INDENT: 'a tab is used for indentation (YAML indents with spaces only)',
+  BAD_INDENT: 'the indentation does not line up with the lines above',
+  DUPLICATE_KEY: 'a key appears twice in the same mapping',
+  MISSING_CHAR: 'a closing quote or bracket is missing',
+  MULTILINE_IMPLICIT_KEY: 'a key runs over more than one line (is a colon missing?)',
+  BLOCK_AS_IMPLICIT_KEY: 'a nested block is used as a key (is a colon or dash misplaced?)',
+};
 
 function readFile(path: string): Record<string, unknown> {
   let text: string;
@@ -118,7 +125,9 @@ function readFile(path: string): Record<string, unknown> {
     doc = parseYaml(text);
   } catch (err) {
     const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}` : '';
-    throw new ConfigError(`config.file: ${path} is not valid YAML${where}`);
+    // The parser's code, not its message: the message quotes the line, which may hold a secret header.
+    const why = err instanceof YAMLParseError ? `: ${YAML_REASONS[err.code] ?? err.code.toLowerCase().replace(/_/g, ' ')}` : '';
+    throw new ConfigError(`config.file: ${path} is not valid YAML${where}${why}`);
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config.file: ${path} must hold a YAML mapping`);
@@ -134,8 +143,11 @@ function nameFromUrl(url: string): string {
   }
 }
 
-/** Build and validate the configuration. Throws ConfigError naming the bad field. */
-export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Build and validate the configuration. Throws ConfigError naming the bad field; `notes` collects
+ * what an operator should hear about a valid one (a flag that replaced the file's targets).
+ */
+export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env, notes: string[] = []): Config {
   const file = cli.configFile ?? env.DATANODE_EXPORTER_CONFIG_FILE;
   const raw: Record<string, unknown> = file ? readFile(file) : {};
   const from: Record<string, string> = {};
@@ -152,6 +164,8 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     }
   }
   if (eff.datanodeUrl !== undefined) {
+    const replaced = Array.isArray(raw.targets) ? raw.targets.length : 0;
+    if (replaced > 0) notes.push(`${from.targets} replaces the ${replaced} target(s) of ${file}: only ${eff.datanodeUrl} is watched`);
     raw.targets = [{ name: eff.datanodeName ?? nameFromUrl(eff.datanodeUrl), url: eff.datanodeUrl }];
     from['targets.0.url'] = from.targets ?? '';
     if (from['targets.0.name'] === undefined) from['targets.0.name'] = from.targets ?? '';

@@ -10,7 +10,7 @@ import type { CollectorRunner } from '../schedule/runner.js';
 import { Discovery } from './discovery.js';
 import { NetworkRuntime } from './network-runtime.js';
 import type { RuntimeContext } from './runtime-context.js';
-import { fleetSamples, networkOf, shardOf } from './signals.js';
+import { fleetSamples, inShard, networkOf } from './signals.js';
 import { TargetRuntime } from './target-runtime.js';
 
 const FLEET_KEY: StoreKey = { scope: 'exporter', id: '', source: 'fleet' };
@@ -83,13 +83,7 @@ export class Fleet {
       if (byName.has(t.name)) this.ctx.log.debug({ target: t.name }, 'discovered target shadowed by a configured one');
       else byName.set(t.name, t);
     }
-    let list = [...byName.values()];
-    const shard = this.ctx.config.shard;
-    if (shard) {
-      const [i, n] = shard.split('/').map(Number) as [number, number];
-      list = list.filter((t) => shardOf(t.name, n) === i);
-    }
-    return list;
+    return inShard([...byName.values()], this.ctx.config.shard);
   }
 
   /** Bring the running targets in line with the wanted ones; unchanged targets keep running. */

@@ -101,6 +101,13 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
   return out;
 }
 
+/** The targets shard "i/n" keeps (all of them without a shard). */
+export function inShard<T extends { name: string }>(targets: readonly T[], shard: string | undefined): T[] {
+  if (!shard) return [...targets];
+  const [i, n] = shard.split('/').map(Number) as [number, number];
+  return targets.filter((t) => shardOf(t.name, n) === i);
+}
+
 /** FNV-1a of a target name: stable across processes and versions, for sharding. */
 export function shardOf(name: string, shards: number): number {
   let h = 0x811c9dc5;
