@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// The attack tests measure latency and resident memory under load they generate themselves: they
+// run one file at a time, with nothing else on the machine's two cores (`npm run test:attacks`).
+export default defineConfig({
+  test: {
+    include: ['test/hardening/attacks*.test.ts'],
+    maxWorkers: 1,
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
