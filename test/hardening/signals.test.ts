@@ -50,7 +50,10 @@ describe.skipIf(process.platform !== 'linux')('signals from the first moment', (
     expect(p.out()).not.toContain('serving metrics');
     p.child.kill('SIGHUP');
     await until(() => p.out().includes('serving metrics'), 10_000, 20);
-    await until(() => p.out().includes('SIGHUP received while starting'), 5_000, 20);
+    // Our view of its output lags the process: the signal may have landed just before or just after
+    // start-up finished. Either way it is one reload, and the process lives on.
+    await until(() => /SIGHUP received while starting|configuration reloaded/.test(p.out()), 5_000, 20);
+    expect(p.out()).not.toMatch(/reload failed/);
     expect(p.child.exitCode).toBeNull();
     p.child.kill('SIGTERM');
     expect(await p.exited).toEqual({ code: 0, signal: null });
