@@ -69,6 +69,7 @@ export class CollectorRunner {
   readonly offsetMs: number;
   private task: ScheduledTask | undefined;
   private waiting: { timer: NodeJS.Timeout; done: () => void } | undefined;
+  private stopping = false;
   private inFlight: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly dataKey: StoreKey;
@@ -88,7 +89,14 @@ export class CollectorRunner {
 
   /** Run now (readiness), then on the schedule at this runner's offset. */
   start(): void {
-    void this.runOnce();
+    // Arm the schedule once the first poll is over: a thousand targets' first polls keep the event
+    // loop busy for seconds, and schedules armed before them would count those seconds as missed runs.
+    void this.runOnce().finally(() => {
+      if (!this.stopping) this.schedule();
+    });
+  }
+
+  private schedule(): void {
     const plan = spreadSchedule(this.settings.intervalMs, this.offsetMs);
     this.task = cron.schedule(plan?.expression ?? this.settings.cron, () => this.tick(plan?.delayMs ?? 0), {
       name: `${this.scopeValue}/${this.collector.name}`,
@@ -116,6 +124,7 @@ export class CollectorRunner {
 
   /** Stop the schedule and abort the poll in flight. With `drop`, remove this runner's series. */
   async stop(drop = false): Promise<void> {
+    this.stopping = true;
     await this.task?.destroy();
     if (this.waiting) {
       clearTimeout(this.waiting.timer);
