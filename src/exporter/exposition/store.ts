@@ -52,7 +52,7 @@ export class SeriesStore {
   readonly order: readonly MetricDef[];
   /** Bumped on every change; readers compare it to know when to re-read. */
   version = 0;
-  /** No entry expires before this (a lower bound): expire() is called after every poll, so with thousands of entries it skips the walk until then. */
+  /** No entry expires before this (a lower bound): expire() runs after every poll, and skips its walk over all entries until then. */
   private nextExpiry = Infinity;
   /** Called after every change (the threaded exporter publishes from here). */
   onChange: (() => void) | undefined;
@@ -135,7 +135,7 @@ export class SeriesStore {
 
   private parts(keep: (key: StoreKey) => boolean): string[] {
     const parts: string[] = [];
-    // Filter first: a probe keeps a handful of a thousand targets' entries, and sorting all of them per probe showed.
+    // Filter first: a probe keeps one target's few entries, and sorting every target's per probe showed in profiles.
     const entries = [...this.entries].filter(([, e]) => keep(e.key)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
     for (const m of this.order) {
       let has = false;

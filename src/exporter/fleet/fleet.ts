@@ -20,7 +20,7 @@ export class Fleet {
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
   private started = false;
-  /** Reconciling is O(targets): with many targets polls complete many times a second, so it is paced (see reconcileSoon). */
+  /** Reconciling is O(targets) and polls complete often with many targets: it is paced (reconcileSoon). */
   private reconciledAt = 0;
   private reconcileCostMs = 0;
   private reconcileTimer: NodeJS.Timeout | undefined;
@@ -120,8 +120,9 @@ export class Fleet {
 
   /**
    * After a node-scoped poll: reconcile now, unless the last one was less than ten times its own
-   * cost ago; then once, that long after it. A few targets reconcile on every poll as before; a
-   * thousand (130 polls a second) spend a tenth of a core on it at most instead of all of one.
+   * cost ago; then once, that long after it. A few targets still reconcile after every poll; with
+   * many, polls complete so often that reconciling after each cost more than the polls themselves,
+   * and this keeps it to a tenth of the thread at most.
    */
   private reconcileSoon(): void {
     if (this.reconcileTimer) return;

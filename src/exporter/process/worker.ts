@@ -34,8 +34,8 @@ function gzipTransferable(plain: Buffer): ArrayBuffer {
 
 // Coalesce bursts of changes (several collectors applying at once) into one publication, and
 // publish at most once per four times the last one's cost: each renders and gzips the whole body,
-// and with a thousand targets changes arrive a hundred times a second, which would otherwise keep
-// this thread rendering instead of polling (polls then start late).
+// and with many targets changes arrive so often that this thread would otherwise spend its time
+// rendering instead of polling (polls then start late).
 let scheduled = false;
 let publishedAt = 0;
 let publishCostMs = 0;

@@ -1,7 +1,7 @@
 /**
  * Runs one collector for one scope (a target, or a network): a node-cron schedule with no overlap
- * at a stable offset within the interval (schedule/cron.ts), a deadline per run, the result applied to the store in one step,
- * success/duration/last-success series, and one log line per state change (not per failed poll).
+ * at a stable offset within the interval (schedule/cron.ts), a deadline per run, the result applied
+ * to the store in one step, success/duration/last-success series, and one log line per state change (not per failed poll).
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
@@ -69,7 +69,6 @@ export class CollectorRunner {
   readonly offsetMs: number;
   private task: ScheduledTask | undefined;
   private waiting: { timer: NodeJS.Timeout; done: () => void } | undefined;
-  private stopping = false;
   private inFlight: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly dataKey: StoreKey;
@@ -89,14 +88,7 @@ export class CollectorRunner {
 
   /** Run now (readiness), then on the schedule at this runner's offset. */
   start(): void {
-    // Arm the schedule once the first poll is over: a thousand targets' first polls keep the event
-    // loop busy for seconds, and schedules armed before them would count those seconds as missed runs.
-    void this.runOnce().finally(() => {
-      if (!this.stopping) this.schedule();
-    });
-  }
-
-  private schedule(): void {
+    void this.runOnce();
     const plan = spreadSchedule(this.settings.intervalMs, this.offsetMs);
     this.task = cron.schedule(plan?.expression ?? this.settings.cron, () => this.tick(plan?.delayMs ?? 0), {
       name: `${this.scopeValue}/${this.collector.name}`,
@@ -124,7 +116,6 @@ export class CollectorRunner {
 
   /** Stop the schedule and abort the poll in flight. With `drop`, remove this runner's series. */
   async stop(drop = false): Promise<void> {
-    this.stopping = true;
     await this.task?.destroy();
     if (this.waiting) {
       clearTimeout(this.waiting.timer);
