@@ -19,13 +19,15 @@ import { DatanodeClient } from '../src/exporter/upstream/client.js';
 import { LAUNCH_ENV, NODE_FLAGS } from '../src/exporter/process/launch.js';
 import { createLogger } from '../src/exporter/process/logger.js';
 import { FLAG_VARIANTS, importsChoice, zlibChoice } from './choices.js';
+import { fleetSection } from './fleet.js';
 import { quantile, sampleLatency, wrk, type LoadResult } from './lib/load.js';
 import { freePort, start, waitFor, type Proc } from './lib/procs.js';
 
-const SECTIONS = ['scrape', 'during', 'memory', 'polls', 'growth', 'choices'] as const;
+const SECTIONS = ['scrape', 'during', 'memory', 'polls', 'growth', 'choices', 'fleet'] as const;
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 // --only memory,during: run some sections (while working on one figure); docs come from full runs.
-const only = new Set(args.only ? args.only.split(',') : SECTIONS);
+// The fleet section takes minutes (1,000 targets): the quick run leaves it out unless named.
+const only = new Set(args.only ? args.only.split(',') : SECTIONS.filter((x) => !(args.quick && x === 'fleet')));
 for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`bench: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
 const QUICK = args.quick;
 const TSX = ['--import', 'tsx'];
@@ -343,6 +345,7 @@ if (only.has('memory')) await residentMemory();
 if (only.has('polls')) await pollCost();
 if (only.has('growth')) await memoryGrowth();
 if (only.has('choices')) await choices();
+if (only.has('fleet')) results.fleet = await fleetSection(log, QUICK);
 results.totalSeconds = (Date.now() - t0) / 1000;
 mkdirSync('bench/results', { recursive: true });
 const out = join('bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}${QUICK ? '-quick' : ''}.json`);

@@ -1,11 +1,12 @@
 /**
  * `npm run simulator -- --port 3008 --seed 7 --rotations 100000` serves a simulated data node on
- * 127.0.0.1 until interrupted.
+ * 127.0.0.1 until interrupted; with `--nodes N`, a fleet of N nodes sharing one network (fleet.ts).
  */
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './server.js';
+import { runFleet } from './fleet-cli.js';
 
 const INT_FLAGS = {
   port: 'port',
@@ -33,6 +34,10 @@ const USAGE = `Usage: npm run simulator -- [options]
   --validators <n>  --rotations <n>  --markets <n>  --parties <n>  --positions <n>
   --orders <n>  --signature-resources <n>  --epoch-blocks <n>  --rotation-every <n>
   --network-history-peers <n>
+  --nodes <n>                   a fleet: n nodes sharing one network, on the ports after --port
+                                (control: GET /__sim/fleet on --port lists them)
+  --nodes-file <path>           with --nodes: write the exporter targets (YAML) for the fleet
+  --node-faults <json>          with --nodes: {"<index>": <fault patch>, ...}
   --large-counters              start order/trade totals above 2^53
   --faults <json>               fault state patch, as PUT /__sim/faults takes it
   --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled
@@ -41,7 +46,9 @@ const USAGE = `Usage: npm run simulator -- [options]
   --non-finite-doubles          "NaN"/"Infinity" risk parameters on some markets
   --strip-freshness-headers  --replaying  --rate-limit`;
 
-export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
+export type CliOptions = SimulatorOptions & { nodes?: number; nodesFile?: string; nodeFaults?: Record<number, unknown> };
+
+export function parseSimulatorArgs(argv: string[]): CliOptions {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -60,6 +67,9 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
       'strip-freshness-headers': { type: 'boolean' },
       replaying: { type: 'boolean' },
       'rate-limit': { type: 'boolean' },
+      nodes: { type: 'string' },
+      'nodes-file': { type: 'string' },
+      'node-faults': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -72,7 +82,10 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
     if (typeof v !== 'string' || !/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new Error(`--${flag}: expected a non-negative integer, got ${String(v)}`);
     return n;
   };
-  const opts: SimulatorOptions & Record<string, unknown> = { port: 3008 };
+  const opts: CliOptions & Record<string, unknown> = { port: 3008 };
+  if (values.nodes !== undefined) opts.nodes = int('nodes', values.nodes);
+  if (values['nodes-file']) opts.nodesFile = values['nodes-file'];
+  if (values['node-faults']) opts.nodeFaults = JSON.parse(values['node-faults']) as Record<number, unknown>;
   for (const [flag, key] of Object.entries(INT_FLAGS)) {
     const v = (values as Record<string, unknown>)[flag];
     if (v !== undefined) opts[key] = int(flag, v);
@@ -94,12 +107,16 @@ export function parseSimulatorArgs(argv: string[]): SimulatorOptions {
 }
 
 async function main(): Promise<void> {
-  let opts: SimulatorOptions;
+  let opts: CliOptions;
   try {
     opts = parseSimulatorArgs(process.argv.slice(2));
   } catch (err) {
     console.error(`simulator: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
+  }
+  if (opts.nodes !== undefined) {
+    const { nodes, nodesFile, ...rest } = opts;
+    return runFleet({ ...rest, nodes }, nodesFile);
   }
   const started = Date.now();
   const sim = await startSimulator(opts);

@@ -18,6 +18,8 @@ export interface SimulatorOptions extends Partial<SimOptions> {
   host?: string;
   port?: number;
   faults?: unknown;
+  /** Serve this network instead of making one: a fleet's nodes each get a view of a shared one (fleet.ts). */
+  net?: SimNetwork;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -33,7 +35,7 @@ export class Simulator {
   private readonly sockets = new Set<import('node:net').Socket>();
 
   constructor(options: SimulatorOptions = {}) {
-    this.net = new SimNetwork(options);
+    this.net = options.net ?? new SimNetwork(options);
     if (options.faults !== undefined) this.setFaults(applyFaultPatch(this.faults, options.faults));
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {

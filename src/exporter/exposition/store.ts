@@ -53,6 +53,8 @@ export class SeriesStore {
   readonly order: readonly MetricDef[];
   /** Bumped on every change; readers compare it to know when to re-read. */
   version = 0;
+  /** No entry expires before this (a lower bound): expire() runs after every poll, and skips its walk over all entries until then. */
+  private nextExpiry = Infinity;
   /** Called after every change (the threaded exporter publishes from here). */
   onChange: (() => void) | undefined;
   /** Told how much text each change replaced, to collect the garbage of large polls promptly. */
@@ -77,6 +79,7 @@ export class SeriesStore {
       lines += countLines(text);
     }
     this.entries.set(encode(key), { key, fragments: f, lines, updatedAt, maxAgeMs });
+    this.nextExpiry = Math.min(this.nextExpiry, updatedAt + maxAgeMs);
     this.invalidate();
     this.gcHint?.note(chars);
   }
@@ -97,12 +100,15 @@ export class SeriesStore {
   /** Drop entries past their maximum age, so Prometheus sees the series go stale. */
   expire(now: number): StoreKey[] {
     const dropped: StoreKey[] = [];
+    if (now <= this.nextExpiry) return dropped;
+    let next = Infinity;
     for (const [k, e] of this.entries) {
       if (now - e.updatedAt > e.maxAgeMs) {
         this.entries.delete(k);
         dropped.push(e.key);
-      }
+      } else next = Math.min(next, e.updatedAt + e.maxAgeMs);
     }
+    this.nextExpiry = next;
     if (dropped.length > 0) this.invalidate();
     return dropped;
   }
@@ -135,7 +141,8 @@ export class SeriesStore {
 
   private parts(keep: (key: StoreKey) => boolean): string[] {
     const parts: string[] = [];
-    const entries = [...this.entries.keys()].sort().map((k) => this.entries.get(k) as Entry).filter((e) => keep(e.key));
+    // Filter first: a probe keeps one target's few entries, and sorting every target's per probe showed in profiles.
+    const entries = [...this.entries].filter(([, e]) => keep(e.key)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
     // Room for the truncation flag itself.
     const limit = this.bodyLimitBytes - 512;
     let size = 0;

@@ -20,6 +20,10 @@ export class Fleet {
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
   private started = false;
+  /** Reconciling is O(targets) and polls complete often with many targets: it is paced (reconcileSoon). */
+  private reconciledAt = 0;
+  private reconcileCostMs = 0;
+  private reconcileTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: RuntimeContext) {
     this.discovery = new Discovery(ctx.config.discovery.files, ctx.log);
@@ -64,6 +68,7 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.reconcileTimer);
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
     await Promise.all([...this.targets.values()].map((t) => t.stop(false)));
@@ -99,7 +104,7 @@ export class Fleet {
     }
     for (const [name, cfg] of wanted) {
       if (this.targets.has(name)) continue;
-      const rt = new TargetRuntime(cfg, this.ctx, () => this.reconcile());
+      const rt = new TargetRuntime(cfg, this.ctx, () => this.reconcileSoon());
       this.targets.set(name, rt);
       if (this.started) rt.start();
       this.ctx.log.info({ target: name }, 'target added');
@@ -107,13 +112,33 @@ export class Fleet {
     this.reconcile();
   }
 
-  /** After a node-scoped poll: networks follow their members, and the fleet signals are recomputed. */
+  /**
+   * After a node-scoped poll: reconcile now, unless the last one was less than ten times its own
+   * cost ago; then once, that long after it. A few targets still reconcile after every poll; with
+   * many, polls complete so often that reconciling after each cost more than the polls themselves,
+   * and this keeps it to a tenth of the thread at most.
+   */
+  private reconcileSoon(): void {
+    if (this.reconcileTimer) return;
+    const wait = this.reconciledAt + 10 * this.reconcileCostMs - performance.now();
+    if (wait <= 0) return this.reconcile();
+    this.reconcileTimer = setTimeout(() => {
+      this.reconcileTimer = undefined;
+      this.reconcile();
+    }, wait);
+  }
+
+  /** Networks follow their members, and the fleet signals are recomputed. */
   private reconcile(): void {
+    const t0 = performance.now();
     const views = [...this.targets.values()].map((t) => t.view());
     const members = new Map<string, string[]>();
     for (const v of views) {
       const n = networkOf(v);
-      if (n !== undefined) members.set(n, [...(members.get(n) ?? []), v.name]);
+      if (n === undefined) continue;
+      const list = members.get(n);
+      if (list) list.push(v.name);
+      else members.set(n, [v.name]);
     }
     for (const [n, rt] of this.networks) {
       if (members.has(n)) continue;
@@ -129,5 +154,7 @@ export class Fleet {
       this.ctx.log.info({ network: n }, 'network found');
     }
     this.ctx.store.set(FLEET_KEY, fleetSamples(views, this.ctx.config.fleet.agreement_tolerance_blocks), Date.now(), Infinity);
+    this.reconciledAt = performance.now();
+    this.reconcileCostMs = this.reconciledAt - t0;
   }
 }

@@ -32,16 +32,24 @@ function gzipTransferable(plain: Buffer): ArrayBuffer {
   return ab;
 }
 
-// Coalesce bursts of changes (several collectors applying at once) into one publication.
+// Coalesce bursts of changes (several collectors applying at once) into one publication, and
+// publish at most once per four times the last one's cost: each renders and gzips the whole body,
+// and with many targets changes arrive so often that this thread would otherwise spend its time
+// rendering instead of polling (polls then start late).
 let scheduled = false;
+let publishedAt = 0;
+let publishCostMs = 0;
 function publish(): void {
   if (scheduled) return;
   scheduled = true;
   setTimeout(() => {
     scheduled = false;
+    const t0 = performance.now();
     const gzip = gzipTransferable(exporter.store.renderUncached());
     post({ type: 'snapshot', gzip, version: exporter.store.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [gzip]);
-  }, 20);
+    publishedAt = performance.now();
+    publishCostMs = publishedAt - t0;
+  }, Math.max(20, publishedAt + 4 * publishCostMs - performance.now()));
 }
 exporter.store.onChange = publish;
 

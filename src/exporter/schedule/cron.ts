@@ -14,3 +14,60 @@ export function intervalToCron(ms: number): string | undefined {
   if (h < 24) return 24 % h === 0 ? (h === 1 ? '0 0 * * * *' : `0 0 */${h} * * *`) : undefined;
   return h === 24 ? '0 0 0 * * *' : undefined;
 }
+
+/**
+ * Where in its interval a poll fires: a hash of its identity (`target/collector`), as Prometheus
+ * offsets its scrapes. It depends on nothing else, so a reload keeps an unchanged target's polls
+ * where they were, and N targets land spread over the interval instead of all at :00.
+ */
+export function stableOffset(identity: string, intervalMs: number): number {
+  let h = 0x811c9dc5;
+  for (const b of Buffer.from(identity, 'utf8')) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // FNV-1a alone leaves names that differ only in their last character close together: finish
+  // with murmur3's avalanche so consecutive names (dn-001, dn-002, ...) scatter.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return (h >>> 0) % intervalMs;
+}
+
+export interface SpreadSchedule {
+  /** Fires on the whole second of the offset, every interval. */
+  expression: string;
+  /** The sub-second rest of the offset, waited inside the tick (cron has no finer field). */
+  delayMs: number;
+  offsetMs: number;
+}
+
+/** Every `step` from `first` within a field of `size` values, as a cron list ('*' when that is all of them). */
+function every(first: number, step: number, size: number): string {
+  if (step === 1) return '*';
+  const out: number[] = [];
+  for (let v = first; v < size; v += step) out.push(v);
+  return out.join(',');
+}
+
+/**
+ * The clock-aligned schedule of `intervalMs` shifted by `offsetMs` (0 ≤ offset < interval):
+ * polls fire at t ≡ offset (mod interval) in wall-clock time. Undefined for the intervals
+ * intervalToCron refuses: an offset list is only periodic when the interval divides its field.
+ */
+export function spreadSchedule(intervalMs: number, offsetMs: number): SpreadSchedule | undefined {
+  if (!intervalToCron(intervalMs) || offsetMs < 0 || offsetMs >= intervalMs) return undefined;
+  const s = intervalMs / 1000;
+  const off = Math.floor(offsetMs / 1000);
+  const delayMs = offsetMs % 1000;
+  const sec = off % 60;
+  const min = Math.floor(off / 60) % 60;
+  const hour = Math.floor(off / 3600);
+  let expression: string;
+  if (s < 60) expression = `${every(off, s, 60)} * * * * *`;
+  else if (s < 3600) expression = `${sec} ${every(Math.floor(off / 60), s / 60, 60)} * * * *`;
+  else expression = `${sec} ${min} ${every(hour, s / 3600, 24)} * * *`;
+  return { expression, delayMs, offsetMs };
+}

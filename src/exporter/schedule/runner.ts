@@ -1,7 +1,7 @@
 /**
  * Runs one collector for one scope (a target, or a network): a node-cron schedule with no overlap
- * and a small random delay, a deadline per run, the result applied to the store in one step,
- * success/duration/last-success series, and one log line per state change (not per failed poll).
+ * at a stable offset within the interval (schedule/cron.ts), a deadline per run, the result applied
+ * to the store in one step, success/duration/last-success series, and one log line per state change (not per failed poll).
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
@@ -12,12 +12,14 @@ import type { Sample } from '../exposition/render.js';
 import type { SeriesStore, StoreKey } from '../exposition/store.js';
 import type { Logger } from '../process/logger.js';
 import type { DatanodeClient } from '../upstream/client.js';
+import { spreadSchedule, stableOffset } from './cron.js';
 import { linkedSignal } from './deadline.js';
 
 export interface RunnerSettings {
   intervalMs: number;
   timeoutMs: number;
   maxAgeMs: number;
+  /** The clock-aligned expression (it validates the interval); the runner fires at its offset after it. */
   cron: string;
   pageSize: number;
   maxPages: number;
@@ -69,7 +71,10 @@ export class CollectorRunner {
   readonly scopeValue: string;
   readonly collector: CollectorIdentity;
   readonly settings: RunnerSettings;
+  /** Where in each interval this runner polls: a function of its identity only. */
+  readonly offsetMs: number;
   private task: ScheduledTask | undefined;
+  private waiting: { timer: NodeJS.Timeout; done: () => void } | undefined;
   private inFlight: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly dataKey: StoreKey;
@@ -82,28 +87,48 @@ export class CollectorRunner {
     this.scopeValue = o.scopeValue;
     this.collector = o.collector;
     this.settings = o.settings;
+    this.offsetMs = stableOffset(`${o.scopeValue}/${o.collector.name}`, o.settings.intervalMs);
     const node = o.collector.scope === 'node';
     this.dataKey = { scope: node ? 'target' : 'network', id: o.scopeValue, source: o.collector.name };
     this.metaKey = { ...this.dataKey, meta: true };
     this.log = o.log.child({ [node ? 'target' : 'network']: o.scopeValue, collector: o.collector.name });
   }
 
-  /** Run now, then on the schedule. */
+  /** Run now (readiness), then on the schedule at this runner's offset. */
   start(): void {
     void this.runOnce();
-    this.task = cron.schedule(this.settings.cron, () => this.runOnce(), {
+    const plan = spreadSchedule(this.settings.intervalMs, this.offsetMs);
+    this.task = cron.schedule(plan?.expression ?? this.settings.cron, () => this.tick(plan?.delayMs ?? 0), {
       name: `${this.scopeValue}/${this.collector.name}`,
       noOverlap: true,
-      // Spread targets that share a schedule so they do not all hit at the same instant.
-      maxRandomDelay: Math.min(1000, Math.floor(this.settings.intervalMs / 10)),
       // node-cron writes coloured lines to the console by default: keep the log one JSON stream.
       logger: cronLogger(this.log),
+    });
+  }
+
+  /** A scheduled tick: wait out the sub-second part of the offset, then poll. */
+  private tick(delayMs: number): Promise<void> {
+    if (delayMs === 0) return this.runOnce();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.waiting = undefined;
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        void this.runOnce().finally(resolve);
+      }, delayMs);
+      this.waiting = { timer, done };
     });
   }
 
   /** Stop the schedule and abort the poll in flight. With `drop`, remove this runner's series. */
   async stop(drop = false): Promise<void> {
     await this.task?.destroy();
+    if (this.waiting) {
+      clearTimeout(this.waiting.timer);
+      this.waiting.done();
+    }
     this.abort.abort(new ExporterError('POLL_TIMEOUT', 'collector stopping'));
     await this.inFlight?.catch(() => {});
     if (drop) {
