@@ -149,8 +149,8 @@ async function scrapesDuringPolls(): Promise<void> {
   for (const single of [false, true]) {
     // Each mode by name: at the quick run's size `auto` would choose one thread for both rows.
     const mode = single ? 'single thread (polling_thread: off)' : 'polling thread (polling_thread: on)';
-    // Idle: markets hourly. Schedules are aligned to the clock, so a 1m interval would poll at the
-    // next minute boundary, inside the window one run in three.
+    // Idle: markets hourly. A 1m interval would poll at its offset within the next minute, inside
+    // the window one run in three.
     const marketPolls = async (url: string): Promise<number> =>
       Number(/^vega_upstream_requests_total\{target="bench",endpoint="markets",status="200"\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
     const idleEx = await startExporterProc(sim.url, markets, '1h', single ? 'off' : 'on');
