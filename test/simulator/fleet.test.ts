@@ -48,7 +48,7 @@ describe('a fleet of 20 simulated nodes', () => {
     const history = await Promise.all([0, 1, 2, 5].map((i) => get(i, '/api/v2/networkhistory')));
     expect(new Set(history.map((h) => h.body.ipfsAddress)).size).toBe(4);
     expect(new Set(history.map((h) => new Set(h.body.connectedPeers).size)).size).toBeGreaterThan(1);
-    const ids = async (i: number): Promise<string[]> => (await get(i, '/markets')).body.markets.map((m: { id: string }) => m.id);
+    const ids = async (i: number): Promise<string[]> => (await get(i, '/api/v2/markets')).body.markets.edges.map((e: { node: { id: string } }) => e.node.id);
     expect(await ids(0)).toHaveLength(4);
     expect(await ids(13)).toEqual(await ids(0));
     // A market the network adds through one node shows on every node.
