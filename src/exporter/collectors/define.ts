@@ -4,7 +4,7 @@
  * metric reference all read from it, so adding a collector is one file and one line there.
  */
 import type { z } from 'zod';
-import type { MetricDef } from '../exposition/catalogue.js';
+import { ownedBy, type MetricDef } from '../exposition/catalogue.js';
 import type { Directory } from '../upstream/directory.js';
 import type { Collector, CollectorIdentity } from './types.js';
 
@@ -49,8 +49,9 @@ export interface CollectorModule<N extends string = string, S extends z.ZodType<
 
 export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
 
-export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(module: CollectorModule<N, S>): CollectorModule<N, S> {
-  return module;
+/** A collector's declaration; `metrics` defaults to what the catalogue says it owns. */
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] }): CollectorModule<N, S> {
+  return { ...module, metrics: module.metrics ?? ownedBy(module.name) };
 }
 
 /** The settings of one collector in a validated configuration. */

@@ -3,7 +3,7 @@
  * for rows after the last cursor seen, so a steady-state poll is one request whatever the history's
  * size. State lives in memory: a restart rebuilds the counts with one full walk.
  */
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { id, obj, str, u64 } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
@@ -129,7 +129,6 @@ export default defineCollector({
   scope: 'network',
   title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: ownedBy('key_rotations'),
   paginated: true,
   // Two series per validator; a validator set stays well under 200.
   expectedSeries: () => 2 * 200,

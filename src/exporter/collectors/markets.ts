@@ -4,7 +4,7 @@
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
 import { z } from 'zod';
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { timing } from '../config/fields.js';
 import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
@@ -234,7 +234,6 @@ export default defineCollector({
       counts_only: z.boolean().default(false),
     })
     .prefault({}),
-  metrics: ownedBy('markets'),
   // Counts by state and mode, then about 45 series per market up to the guard.
   expectedSeries: (c) => (c.counts_only ? 40 : 40 + 45 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
   create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),

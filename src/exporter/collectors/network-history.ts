@@ -2,7 +2,7 @@
  * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
  * list is read, and nothing from the body reaches a label, a log line or an error message.
  */
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { arr, obj } from '../upstream/convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
@@ -43,7 +43,6 @@ export default defineCollector({
   scope: 'node',
   title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
   config: simpleCollectorConfig('15s', true),
-  metrics: ownedBy('network_history'),
   upMetric: M.nhUp,
   expectedSeries: () => 10,
   create: () => networkHistoryCollector,

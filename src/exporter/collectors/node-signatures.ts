@@ -1,7 +1,6 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
-import { z } from 'zod';
-import { M, ownedBy } from '../exposition/catalogue.js';
-import { hex64, timing } from '../config/fields.js';
+import { M } from '../exposition/catalogue.js';
+import { hex64, idListConfig } from '../config/fields.js';
 import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
@@ -45,8 +44,7 @@ export default defineCollector({
   name: 'node_signatures',
   scope: 'network',
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
-  config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(hex64).default([]) }).prefault({}),
-  metrics: ownedBy('node_signatures'),
+  config: idListConfig('60s', hex64),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
   expectedSeries: (c) => 8 * c.ids.length,
   create: (c) => new NodeSignaturesCollector(c.ids),

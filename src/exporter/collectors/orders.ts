@@ -3,8 +3,8 @@
  * failure. Size and price are scaled by the market's decimals when the market is known.
  */
 import { z } from 'zod';
-import { M, ownedBy } from '../exposition/catalogue.js';
-import { timing } from '../config/fields.js';
+import { M } from '../exposition/catalogue.js';
+import { idListConfig } from '../config/fields.js';
 import { amount, enumValue, id, obj, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import type { Sample } from '../exposition/render.js';
@@ -91,8 +91,7 @@ export default defineCollector({
   name: 'orders',
   scope: 'network',
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
-  config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(orderRef).default([]) }).prefault({}),
-  metrics: ownedBy('orders'),
+  config: idListConfig('60s', orderRef),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('orders', 'ids', (c) => c.ids.length),
   expectedSeries: (c) => 25 * c.ids.length,
   create: (c, { directory }) => new OrdersCollector(c.ids, directory),

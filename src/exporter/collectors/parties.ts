@@ -3,7 +3,7 @@
  * party ids, whether each exists. A 404 for a listed id is "no", not a failure.
  */
 import { z } from 'zod';
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { partyId, timing } from '../config/fields.js';
 import { id, obj } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
@@ -50,7 +50,6 @@ export default defineCollector({
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
   config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(partyId).default([]) }).prefault({}),
-  metrics: ownedBy('parties'),
   expectedSeries: (c) => 1 + c.party_ids.length,
   create: (c) => new PartiesCollector(c.party_ids),
 });

@@ -5,7 +5,7 @@
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
 import { z } from 'zod';
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { HEX64, hex64, partyId, timing } from '../config/fields.js';
 import { amount, enumValue, i64, id, obj, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
@@ -108,7 +108,6 @@ export default defineCollector({
       asset_decimals: z.record(z.string().regex(HEX64, { error: 'expected a 64-character hex asset id' }), z.number().int().min(0).max(64)).default({}),
     })
     .prefault({}),
-  metrics: ownedBy('positions'),
   ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
   // About 12 series per position; a party with no market listed may hold ~50.
   expectedSeries: (c) => 12 * Math.max(1, c.party_ids.length) * Math.max(1, c.market_ids.length || 50),

@@ -1,5 +1,5 @@
 /** GET /statistics → samples. The pure part takes the JSON body and headers, nothing else. */
-import { M, ownedBy } from '../exposition/catalogue.js';
+import { M } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { CHAIN_STATUS } from '../../shared/enums.js';
 import { enumValue, headerU64, i32, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u64 } from '../upstream/convert.js';
@@ -126,7 +126,6 @@ export default defineCollector({
   scope: 'node',
   title: 'statistics collector (`GET /statistics`, every 15 s by default)',
   config: simpleCollectorConfig('15s', true),
-  metrics: ownedBy('statistics'),
   upMetric: M.up,
   expectedSeries: () => 60,
   create: () => statisticsCollector,

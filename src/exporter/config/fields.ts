@@ -30,6 +30,11 @@ export function timing(interval: string) {
   };
 }
 
+/** The part of the configuration of a collector that watches a list of ids (off until some are listed). */
+export function idListConfig<T extends z.ZodType<string>>(interval: string, id: T) {
+  return z.strictObject({ enabled: z.boolean().optional(), ...timing(interval), ids: z.array(id).default([]) }).prefault({});
+}
+
 /** The part of the configuration of a collector with no settings of its own. */
 export function simpleCollectorConfig(interval: string, enabled: boolean) {
   return z.strictObject({ enabled: z.boolean().default(enabled), ...timing(interval) }).prefault({});
