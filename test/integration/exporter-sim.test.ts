@@ -145,7 +145,7 @@ describe('exported values match what the simulator served', () => {
 describe('failure and recovery', () => {
   it('a malformed response fails only that collector, with one log line, and everything else keeps serving', async () => {
     const s = await sim({ seed: 24, now: new ManualClock().now });
-    const e = await exporter(s.url, { collectors: { statistics: { interval: '1m' }, network_history: { interval: '1m' }, key_rotations: { interval: '1m' } } });
+    const e = await exporter(s.url, { collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' }, key_rotations: { interval: '24h' } } });
     for (const fault of [{ malformedJson: true }, { wrongTypes: true }, { truncatedBody: true }, { error: 503 }]) {
       s.patchFaults({ endpoints: { statistics: fault } });
       await e.poll('statistics');
@@ -238,7 +238,7 @@ describe('cost of a poll', () => {
   it('after the first walk of 100,000 rotations a key-rotation poll makes at most two requests', async () => {
     const clock = new ManualClock();
     const s = await sim({ seed: 27, now: clock.now, rotations: 100_000, rotationEveryBlocks: 0 });
-    const e = await exporter(s.url, { collectors: { network_history: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false }, key_rotations: { interval: '1m' } } });
+    const e = await exporter(s.url, { collectors: { network_history: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false }, key_rotations: { interval: '24h' } } });
     const first = s.requestCounts.get('rotations') ?? 0;
     expect(first).toBe(20); // 100,000 rows at 5,000 a page
     let m = await scrape(e.url);

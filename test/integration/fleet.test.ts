@@ -108,7 +108,9 @@ describe('probes', () => {
     const c = new ManualClock();
     const a = await sim({ seed: 71, now: c.now });
     const b = await sim({ seed: 71, now: c.now });
-    const e = await exporter('', { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: { statistics: { interval: '1m' }, network_history: { interval: '1m' } }, probe: { max_age: '1s' } });
+    // Daily schedules: a scheduled poll (at its offset within the interval) must not refresh the
+    // cache just before the probe asks.
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' } }, probe: { max_age: '1s' } });
     c.advance(5_000);
     await new Promise((r) => setTimeout(r, 1_100)); // past the probe's max age
     const before = a.requestCounts.get('statistics') ?? 0;
