@@ -53,7 +53,7 @@ afterAll(async () => {
 
 describe('npm package', () => {
   it('holds the rules, their tests, the dashboards, the docs, the chart and what the README links to; no sources or tests', () => {
-    const must = ['dist/exporter/cli.js', 'dist/exporter/healthcheck.js', 'prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'README.md', 'helm/datanode-exporter/Chart.yaml'];
+    const must = ['dist/exporter/cli.js', 'dist/exporter/web/healthcheck.js', 'prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'README.md', 'helm/datanode-exporter/Chart.yaml'];
     must.push(...readdirSync('grafana').filter((f) => f.endsWith('.json')).map((f) => `grafana/${f}`));
     must.push(...readdirSync('docs').map((f) => `docs/${f}`));
     const readme = readFileSync('README.md', 'utf8');
