@@ -22,6 +22,7 @@ const INT_FLAGS = {
   'epoch-blocks': 'epochBlocks',
   'rotation-every': 'rotationEveryBlocks',
   'network-history-peers': 'networkHistoryPeers',
+  'segment-blocks': 'segmentBlocks',
 } as const;
 
 const USAGE = `Usage: npm run simulator -- [options]
@@ -32,7 +33,7 @@ const USAGE = `Usage: npm run simulator -- [options]
   --start-height <n>            first block height (default 18591101)
   --validators <n>  --rotations <n>  --markets <n>  --parties <n>  --positions <n>
   --orders <n>  --signature-resources <n>  --epoch-blocks <n>  --rotation-every <n>
-  --network-history-peers <n>
+  --network-history-peers <n>  --segment-blocks <n>   (a history segment every n blocks, default 300)
   --large-counters              start order/trade totals above 2^53
   --faults <json>               fault state patch, as PUT /__sim/faults takes it
   --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled

@@ -10,6 +10,7 @@ import {
   assetJson,
   marketJson, networkHistoryJson, orderJson, partyJson, positionJson, rotationJson, signatureJson, statisticsJson,
 } from './records.js';
+import { segmentsJson } from './segments.js';
 
 export interface RouteContext {
   net: SimNetwork;
@@ -163,7 +164,17 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'info',
     pattern: /^\/api\/v2\/info$/,
-    handle: ({ net }) => ({ version: net.opts.appVersion, commitHash: net.appVersionHash }),
+    handle: ({ net, faults }) => ({ version: faults.datanodeVersion ?? net.opts.appVersion, commitHash: net.appVersionHash }),
+  },
+  {
+    endpoint: 'segments',
+    pattern: /^\/api\/v2\/networkhistory\/segments$/,
+    handle: ({ net, faults }) => {
+      if (faults.networkHistoryDisabled) {
+        throw datanodeError(GRPC.Internal, DETAIL.networkHistory, 'network history service not initialised');
+      }
+      return segmentsJson(net, faults.segmentsStoppedBlocks);
+    },
   },
   {
     endpoint: 'info',

@@ -30,6 +30,7 @@ const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
 const POS = 'GET /api/v2/positions';
 const ORD = 'GET /api/v2/order/{id}';
+const SEG = 'GET /api/v2/networkhistory/segments';
 
 export const M = {
   // ---- statistics ------------------------------------------------------------------------------
@@ -105,6 +106,12 @@ export const M = {
   positionStatus: defineMetric('positions', 'vega_position_status', 'gauge', [...N, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
   positionUpdated: defineMetric('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...N, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
 
+  // ---- datanode_info, history_segments ------------------------------------------------------------
+  datanodeBuildInfo: defineMetric('datanode_info', 'vega_datanode_build_info', 'gauge', [...T, 'version', 'commit_hash'], '', 'GET /api/v2/info version, commitHash', "The data node's own software version and commit (vega_build_info carries the core's); value always 1."),
+  segments: defineMetric('history_segments', 'vega_history_segments', 'gauge', T, 'segments', `${SEG} segments (rows)`, 'Network-history segments the data node lists.'),
+  segmentLatestTo: defineMetric('history_segments', 'vega_history_segment_latest_to_height', 'gauge', T, 'blocks', `${SEG} segments[].toHeight (highest)`, 'Last block of the newest segment; absent when the node lists none.'),
+  segmentLatestFrom: defineMetric('history_segments', 'vega_history_segment_latest_from_height', 'gauge', T, 'blocks', `${SEG} fromHeight of the segment with the highest toHeight`, 'First block of the newest segment; absent when the node lists none.'),
+
   // ---- parties -----------------------------------------------------------------------------------
   parties: defineMetric('parties', 'vega_parties', 'gauge', N, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
   partyExists: defineMetric('parties', 'vega_party_exists', 'gauge', [...N, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
@@ -129,6 +136,8 @@ export const M = {
   fleetHeightLag: defineMetric('fleet', 'vega_fleet_block_height_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'GET /statistics statistics.blockHeight across the network\'s targets', 'How far this target\'s core height trails the highest among its network\'s healthy targets.'),
   fleetChainIdMismatch: defineMetric('fleet', 'vega_fleet_chain_id_mismatch', 'gauge', [...T, 'group'], '', 'GET /statistics statistics.chainId across targets', 'Whether the target\'s chain id differs from the majority of its group (the configured network, or all targets without one).'),
   fleetVersionMismatch: defineMetric('fleet', 'vega_fleet_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /statistics statistics.appVersion across the network\'s targets', 'Whether the target\'s app version differs from the majority of its network.'),
+  fleetDatanodeVersionMismatch: defineMetric('fleet', 'vega_fleet_datanode_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /api/v2/info version across the network\'s targets', 'Whether the target\'s data-node version differs from the majority of its network (the core\'s version is vega_fleet_version_mismatch).'),
+  historySegmentLag: defineMetric('fleet', 'vega_history_segment_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'the data node\'s height (GET /statistics header X-Block-Height, else statistics.blockHeight) minus the highest toHeight of GET /api/v2/networkhistory/segments', 'How many blocks the node\'s newest network-history segment trails its own height (0 when ahead); absent when either is unknown.'),
   fleetDataAgreement: defineMetric('fleet', 'vega_fleet_data_agreement', 'gauge', [...T, 'network'], '', 'the consistency collector (market set and latest key rotation) across the network\'s targets', 'Whether the target\'s view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable.'),
 
   // ---- the exporter itself -----------------------------------------------------------------------

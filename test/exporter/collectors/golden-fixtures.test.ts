@@ -65,6 +65,8 @@ const CASES: [fixture: string, collector: string, routes: (path: string) => Answ
   ['statistics', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics.json'), headers: load('statistics.headers.json') } : undefined)],
   ['statistics-replaying', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics-replaying.json'), headers: load('statistics-replaying.headers.json') } : undefined)],
   ['networkhistory', 'network_history', network('v2')],
+  ['info', 'datanode_info', (p) => (p === '/api/v2/info' ? { json: load('info.json') } : undefined)],
+  ['networkhistory-segments', 'history_segments', (p) => (p === '/api/v2/networkhistory/segments' ? { json: load('networkhistory-segments.json') } : undefined)],
   ['vega-keys-rotations', 'key_rotations', network('v2')],
   ['markets', 'markets', network('core')],
   ['api-v2-markets', 'markets', network('v2')], // core's /markets answers 404 (error-gateway.json): the fallback
