@@ -60,6 +60,10 @@ const NODES: Record<string, SimulatorOptions & { network?: string }> = {
   nhBroken: { seed: 7, faults: { endpoints: { networkhistory: { error: 503 } } } },
   otherChain: { seed: 7, chainId: 'vega-testnet-0099' },
   oldVersion: { seed: 7, appVersion: 'v0.78.5' },
+  // The data node upgraded apart from its core (GET /api/v2/info answers another version).
+  dnOtherVersion: { seed: 7, faults: { datanodeVersion: 'v0.78.9' } },
+  // Network-history segments stopped 5,000 blocks ago (a segment every 300 blocks otherwise).
+  segmentsStopped: { seed: 7, faults: { segmentsStoppedBlocks: 5000 } },
   differentData: { seed: 8 },
   rotating: { seed: 9, rotationEveryBlocks: 1, blockIntervalMs: 250, network: 'rotating' },
   looping: { seed: 10, rotations: 12_000, network: 'looping', faults: { endpoints: { rotations: { pagination: { cursorLoop: true } } } } },
@@ -156,6 +160,7 @@ beforeAll(async () => {
     log: { level: 'warn' },
     web: { polling_thread: 'on' }, // the production path for large fleets: polling in a worker thread
     http: { max_pages: 3, requests_per_second: 200, burst: 200 },
+    // datanode_info and history_segments keep their 60 s default: their first poll is at start.
     collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every },
   }));
   const exporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -283,6 +288,9 @@ describe('a real Prometheus scraping the exporter', () => {
     VegaValidatorKeyRotated: ['rotating'],
     VegaChainIdMismatch: ['otherChain'],
     VegaVersionSkew: ['oldVersion'],
+    // A node whose whole release is old runs an old data node too; dnOtherVersion only its data node.
+    VegaDatanodeVersionSkew: ['dnOtherVersion', 'oldVersion'],
+    VegaHistorySegmentsStale: ['segmentsStopped'],
     VegaDataDisagreement: ['differentData'],
     VegaListTruncated: ['looping/key_rotations'],
     VegaRowsSkipped: ['badrows'],

@@ -9,6 +9,7 @@ import { M, ownedBy } from '../exposition/catalogue.js';
 import { arr, i64, obj, str } from '../upstream/convert.js';
 import type { Sample } from '../exposition/render.js';
 import { defineCollector } from './define.js';
+import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from './rows.js';
 import type { Collector, NodeFacts } from './types.js';
 
@@ -46,9 +47,16 @@ export function historySegmentsSamples(target: string, body: unknown): { samples
 
 export const historySegmentsCollector: Collector = {
   async collect({ target, client, signal }) {
-    const res = await client.get('/api/v2/networkhistory/segments', [], 'networkhistory_segments', signal);
-    const { samples, facts, skips } = historySegmentsSamples(target, res.json);
-    return { samples, facts, skipped: skips.list };
+    try {
+      const res = await client.get('/api/v2/networkhistory/segments', [], 'networkhistory_segments', signal);
+      const { samples, facts, skips } = historySegmentsSamples(target, res.json);
+      return { samples, facts, skipped: skips.list };
+    } catch (err) {
+      // Network history switched off: no segments to report, not a failing collector
+      // (VegaNetworkHistoryDown already says it; the lag then stays absent rather than growing).
+      if (isNetworkHistoryDisabled(err)) return { samples: [] };
+      throw err;
+    }
   },
 };
 
