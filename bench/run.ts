@@ -59,6 +59,8 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 type Mode = 'auto' | 'on' | 'off';
 
 async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }): Promise<{ proc: Proc; url: string; startupMs: number }> {
+  // market_data and network_data are off: the rows are sized by the markets collector's series
+  // (market_data would add ~40 a market and move every row's size); its own cost is in docs/performance.md.
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
   mkdirSync(dir, { recursive: true });
@@ -70,6 +72,8 @@ http: {max_response_bytes: 268435456, requests_per_second: 1000, burst: 1000}
 collectors:
   markets: {interval: ${marketsInterval}, max_markets: ${Math.max(500, markets)}}
   consistency: {enabled: false}
+  market_data: {enabled: false}
+  network_data: {enabled: false}
 `);
   const t0 = performance.now();
   // As the bin, the image and npm start run it (src/exporter/process/launch.ts).

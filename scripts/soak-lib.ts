@@ -37,6 +37,9 @@ const FAULTS: object[] = [
   { nonFiniteDoubles: true },
 ];
 
+/** The series budget: the node's and the markets' (60 × 50 + 600), plus market_data's ~45 for each of up to 60 markets. */
+export const SOAK_SERIES_BOUND = 60 * 50 + 600 + 45 * 60;
+
 export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow) => void = () => {}): Promise<{ rows: SoakRow[]; summary: { ok: boolean; heapGrowthMiB: number; seriesMax: number; seriesMin: number; handleGrowth: number } }> {
   let now = Date.UTC(2026, 0, 1);
   const sim = await startSimulator({ seed: 33, now: () => now, markets: 40, rotationEveryBlocks: 3 });
@@ -44,7 +47,7 @@ export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow)
     targets: [{ name: 'soak', url: sim.url }],
     log: { level: 'silent' },
     http: { requests_per_second: 1000, burst: 1000, page_size: 200 },
-    collectors: Object.fromEntries(['statistics', 'network_history', 'consistency', 'markets', 'key_rotations'].map((c) => [c, { interval: '1h', max_age: '1h' }])),
+    collectors: Object.fromEntries(['statistics', 'network_history', 'consistency', 'markets', 'market_data', 'key_rotations'].map((c) => [c, { interval: '1h', max_age: '1h' }])),
   });
   const ex = new Exporter(config, createLogger('silent'));
   await ex.start('127.0.0.1:0');
@@ -77,6 +80,6 @@ export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow)
   const heapGrowthMiB = last.heapMiB - warm.heapMiB;
   const handleGrowth = last.handles - warm.handles;
   // Series are bounded by the market count: about 45 per market plus a fixed few hundred.
-  const ok = heapGrowthMiB < 25 && handleGrowth <= 5 && Math.max(...series) < 60 * 50 + 600;
+  const ok = heapGrowthMiB < 25 && handleGrowth <= 5 && Math.max(...series) < SOAK_SERIES_BOUND;
   return { rows, summary: { ok, heapGrowthMiB, seriesMax: Math.max(...series), seriesMin: Math.min(...series), handleGrowth } };
 }

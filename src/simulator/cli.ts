@@ -23,6 +23,7 @@ const INT_FLAGS = {
   'epoch-blocks': 'epochBlocks',
   'rotation-every': 'rotationEveryBlocks',
   'network-history-peers': 'networkHistoryPeers',
+  'segment-blocks': 'segmentBlocks',
 } as const;
 
 const USAGE = `Usage: npm run simulator -- [options]
@@ -33,7 +34,7 @@ const USAGE = `Usage: npm run simulator -- [options]
   --start-height <n>            first block height (default 18591101)
   --validators <n>  --rotations <n>  --markets <n>  --parties <n>  --positions <n>
   --orders <n>  --signature-resources <n>  --epoch-blocks <n>  --rotation-every <n>
-  --network-history-peers <n>
+  --network-history-peers <n>  --segment-blocks <n>   (a history segment every n blocks, default 300)
   --nodes <n>                   a fleet: n nodes sharing one network, on the ports after --port
                                 (control: GET /__sim/fleet on --port lists them)
   --nodes-file <path>           with --nodes: write the exporter targets (YAML) for the fleet

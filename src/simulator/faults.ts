@@ -7,7 +7,7 @@ import { ENUM_FIELDS } from '../shared/enums.js';
 import type { PaginationFaults } from './pagination.js';
 
 export const ENDPOINTS = [
-  'statistics', 'networkhistory', 'rotations', 'markets', 'positions', 'parties', 'orders', 'signatures', 'assets', 'info',
+  'statistics', 'networkhistory', 'rotations', 'markets', 'positions', 'parties', 'orders', 'signatures', 'assets', 'info', 'segments', 'marketsData', 'networkData',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -54,6 +54,20 @@ export interface FaultState {
   /** Consensus peers pinned to this number (null: they wander as usual). */
   fixedPeers: number | null;
   networkHistoryDisabled: boolean;
+  /** Segment production stopped this many blocks before the fault was set (null: producing). */
+  segmentsStoppedBlocks: number | null;
+  /** The first market has been in a price-monitoring auction for two hours (markets/data only). */
+  longAuction: boolean;
+  /** The first market's supplied stake is 60 % of its target stake. */
+  stakeBelowTarget: boolean;
+  /** The first market's mark price stops moving while it trades continuously. */
+  markPriceFrozen: boolean;
+  /** This many validators have left the consensus set (network/data counts shrink). */
+  validatorsLeft: number;
+  /** This many validators are inactive. */
+  validatorsInactive: number;
+  /** The data node reports this version in /api/v2/info instead of the core's (null: the same). */
+  datanodeVersion: string | null;
   /**
    * Serve core's `GET /markets` (200). Off by default: real data nodes answer 404 there since v0.63;
    * on, the simulator behaves like the specification's node (the exporter's first try succeeds).
@@ -76,6 +90,13 @@ export function defaultFaults(): FaultState {
     peersZero: false,
     fixedPeers: null,
     networkHistoryDisabled: false,
+    segmentsStoppedBlocks: null,
+    datanodeVersion: null,
+    longAuction: false,
+    stakeBelowTarget: false,
+    markPriceFrozen: false,
+    validatorsLeft: 0,
+    validatorsInactive: 0,
     marketsCore: false,
     nonFiniteDoubles: false,
     stripFreshnessHeaders: false,
@@ -87,7 +108,10 @@ export function defaultFaults(): FaultState {
 
 export class FaultError extends Error {}
 
-const BOOL_KEYS = ['halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying'] as const;
+const BOOL_KEYS = [
+  'halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying',
+  'longAuction', 'stakeBelowTarget', 'markPriceFrozen',
+] as const;
 const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'badRow', 'unknownEnums', 'missingFreshnessHeaders'] as const;
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -143,6 +167,12 @@ export function applyFaultPatch(state: FaultState, patch: unknown): FaultState {
     if ((BOOL_KEYS as readonly string[]).includes(k)) (next as unknown as Record<string, unknown>)[k] = bool(v, k);
     else if (k === 'datanodeLagBlocks') next.datanodeLagBlocks = nonNegInt(v, k);
     else if (k === 'fixedPeers') next.fixedPeers = v === null ? null : nonNegInt(v, k);
+    else if (k === 'validatorsLeft' || k === 'validatorsInactive') next[k] = nonNegInt(v, k);
+    else if (k === 'segmentsStoppedBlocks') next.segmentsStoppedBlocks = v === null ? null : nonNegInt(v, k);
+    else if (k === 'datanodeVersion') {
+      if (v !== null && (typeof v !== 'string' || v === '')) throw new FaultError(`${k}: expected a version string or null`);
+      next.datanodeVersion = v;
+    }
     else if (k === 'rateLimit') {
       if (typeof v === 'boolean') next.rateLimit.enabled = v;
       else if (isObj(v)) {

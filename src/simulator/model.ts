@@ -19,6 +19,8 @@ export interface SimOptions {
   /** On average one validator rotates its key every this many blocks (0: never). */
   rotationEveryBlocks: number;
   networkHistoryPeers: number;
+  /** A network-history segment every this many blocks (real networks: their snapshot interval, often 1000). */
+  segmentBlocks: number;
   /** Start the order/trade totals above 2^53, to exercise exact uint64 handling. */
   largeCounters: boolean;
   /** Market names and tags with quotes, backslashes, newlines and non-ASCII, to exercise label escaping. */
@@ -45,6 +47,7 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'now'> = {
   epochBlocks: 600,
   rotationEveryBlocks: 300,
   networkHistoryPeers: 8,
+  segmentBlocks: 300,
   largeCounters: false,
   oddLabels: false,
   swarmKey: 'sim-swarm-key-7f3a9c1e5b2d4f6a8c0e2b4d6f8a0c2e',

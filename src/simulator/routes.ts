@@ -10,6 +10,9 @@ import {
   assetJson,
   marketJson, networkHistoryJson, orderJson, partyJson, positionJson, rotationJson, signatureJson, statisticsJson,
 } from './records.js';
+import { segmentsJson } from './segments.js';
+import { marketsDataJson } from './market-data.js';
+import { epochJson, networkDataJson } from './network-data.js';
 
 export interface RouteContext {
   net: SimNetwork;
@@ -163,7 +166,32 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'info',
     pattern: /^\/api\/v2\/info$/,
-    handle: ({ net }) => ({ version: net.opts.appVersion, commitHash: net.appVersionHash }),
+    handle: ({ net, faults }) => ({ version: faults.datanodeVersion ?? net.opts.appVersion, commitHash: net.appVersionHash }),
+  },
+  {
+    endpoint: 'marketsData',
+    pattern: /^\/api\/v2\/markets\/data$/,
+    handle: ({ net, faults }) => marketsDataJson(net, faults),
+  },
+  {
+    endpoint: 'networkData',
+    pattern: /^\/api\/v2\/network\/data$/,
+    handle: ({ net, faults }) => networkDataJson(net, faults),
+  },
+  {
+    endpoint: 'networkData',
+    pattern: /^\/api\/v2\/epoch$/,
+    handle: ({ net }) => epochJson(net),
+  },
+  {
+    endpoint: 'segments',
+    pattern: /^\/api\/v2\/networkhistory\/segments$/,
+    handle: ({ net, faults }) => {
+      if (faults.networkHistoryDisabled) {
+        throw datanodeError(GRPC.Internal, DETAIL.networkHistory, 'network history service not initialised');
+      }
+      return segmentsJson(net, faults.segmentsStoppedBlocks);
+    },
   },
   {
     endpoint: 'info',

@@ -305,11 +305,12 @@ describe('simulator against the v0.79 contract', () => {
     const devs: Deviation[] = [];
     devs.push(...(await expectOk('GET /api/v2/info', '/api/v2/info', 'GET /api/v2/info')).devs);
     devs.push(...(await expectOk('GET /api/v2/vega/time', '/api/v2/vega/time', 'GET /api/v2/vega/time')).devs);
+    // Served and read by the exporter (datanode_info, history_segments): required.
+    devs.push(...(await expectOk('GET /api/v2/networkhistory/segments', '/api/v2/networkhistory/segments', 'GET /api/v2/networkhistory/segments')).devs);
+    devs.push(...(await expectOk('GET /api/v2/markets/data', '/api/v2/markets/data', 'GET /api/v2/markets/data')).devs);
+    devs.push(...(await expectOk('GET /api/v2/network/data', '/api/v2/network/data', 'GET /api/v2/network/data')).devs);
+    devs.push(...(await expectOk('GET /api/v2/epoch', '/api/v2/epoch', 'GET /api/v2/epoch')).devs);
     const optional: [string, RouteKey][] = [
-      ['/api/v2/networkhistory/segments', 'GET /api/v2/networkhistory/segments'],
-      ['/api/v2/markets/data', 'GET /api/v2/markets/data'],
-      ['/api/v2/network/data', 'GET /api/v2/network/data'],
-      ['/api/v2/epoch', 'GET /api/v2/epoch'],
       ['/api/v2/nodes', 'GET /api/v2/nodes'],
     ];
     for (const [p, route] of optional) {
@@ -438,6 +439,9 @@ describe('simulator faults (documented run-time switches) against the contract',
     ['pagination.duplicateRows', { endpoints: { '*': { pagination: { duplicateRows: true } } } }],
     ['pagination.stuckHasNext', { endpoints: { '*': { pagination: { stuckHasNext: true } } } }],
     ['pagination.cursorLoop', { endpoints: { '*': { pagination: { cursorLoop: true } } } }],
+    ['segmentsStoppedBlocks, datanodeVersion', { segmentsStoppedBlocks: 2000, datanodeVersion: 'v0.78.9' }],
+    ['longAuction, stakeBelowTarget, markPriceFrozen', { longAuction: true, stakeBelowTarget: true, markPriceFrozen: true }],
+    ['validatorsLeft, validatorsInactive', { validatorsLeft: 1, validatorsInactive: 1 }],
   ];
   it.each(FORMAT_KEEPING)('%s: every endpoint the exporter reads still fits the v0.79 schema', async (_name, patch) => {
     await setFaults(patch);
@@ -449,6 +453,11 @@ describe('simulator faults (documented run-time switches) against the contract',
     };
     await body('GET /statistics', '/statistics', 'GET /statistics');
     await body('GET /api/v2/networkhistory', '/api/v2/networkhistory', 'GET /api/v2/networkhistory');
+    await body('GET /api/v2/info', '/api/v2/info', 'GET /api/v2/info');
+    await body('GET /api/v2/networkhistory/segments', '/api/v2/networkhistory/segments', 'GET /api/v2/networkhistory/segments');
+    await body('GET /api/v2/markets/data', '/api/v2/markets/data', 'GET /api/v2/markets/data');
+    await body('GET /api/v2/network/data', '/api/v2/network/data', 'GET /api/v2/network/data');
+    await body('GET /api/v2/epoch', '/api/v2/epoch', 'GET /api/v2/epoch');
     await body('GET /api/v2/vega/keys/rotations', '/api/v2/vega/keys/rotations?pagination.first=7', 'GET /api/v2/vega/keys/rotations');
     await body('GET /api/v2/markets', '/api/v2/markets?pagination.first=4', 'GET /api/v2/markets');
     if (marketIds[0]) await body('GET /api/v2/market/{id}', `/api/v2/market/${marketIds[0]}`, 'GET /api/v2/market/{marketId}');

@@ -60,6 +60,16 @@ const NODES: Record<string, SimulatorOptions & { network?: string }> = {
   nhBroken: { seed: 7, faults: { endpoints: { networkhistory: { error: 503 } } } },
   otherChain: { seed: 7, chainId: 'vega-testnet-0099' },
   oldVersion: { seed: 7, appVersion: 'v0.78.5' },
+  // The data node upgraded apart from its core (GET /api/v2/info answers another version).
+  dnOtherVersion: { seed: 7, faults: { datanodeVersion: 'v0.78.9' } },
+  // Network-history segments stopped 5,000 blocks ago (a segment every 300 blocks otherwise).
+  segmentsStopped: { seed: 7, faults: { segmentsStoppedBlocks: 5000 } },
+  // Market-data faults on each network's first market, each network of its own (market data is network-scoped).
+  marketAuction: { seed: 13, markets: 3, network: 'auction', faults: { longAuction: true } },
+  marketStake: { seed: 14, markets: 3, network: 'stake', faults: { stakeBelowTarget: true } },
+  marketFrozen: { seed: 15, markets: 3, network: 'frozen', faults: { markPriceFrozen: true } },
+  // A validator leaves during the warm-up (see beforeAll): the set shrinks within the alert's window.
+  validatorLeaves: { seed: 16, markets: 2, network: 'validators' },
   differentData: { seed: 8 },
   rotating: { seed: 9, rotationEveryBlocks: 1, blockIntervalMs: 250, network: 'rotating' },
   looping: { seed: 10, rotations: 12_000, network: 'looping', faults: { endpoints: { rotations: { pagination: { cursorLoop: true } } } } },
@@ -156,7 +166,8 @@ beforeAll(async () => {
     log: { level: 'warn' },
     web: { polling_thread: 'on' }, // the production path for large fleets: polling in a worker thread
     http: { max_pages: 3, requests_per_second: 200, burst: 200 },
-    collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every },
+    // datanode_info and history_segments keep their 60 s default: their first poll is at start.
+    collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every, market_data: every, network_data: every },
   }));
   const exporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   procs.push(exporter);
@@ -217,6 +228,9 @@ scrape_configs:
   // (keep_firing_for then holds that alert: DatanodeExporterDown must mute it).
   await until('VegaDataNodeDown from the second exporter in Alertmanager', async () => (await amAlerts('alertname="VegaDataNodeDown"', `instance="${secondInstance}"`))[0]);
   secondExporter.kill('SIGTERM');
+  // Halfway through the warm-up a validator of the 'validators' network leaves.
+  await sleep(Math.max(0, 7_000 - (Date.now() - promReady)));
+  sims[Object.keys(NODES).indexOf('validatorLeaves')]!.patchFaults({ validatorsLeft: 1 });
   // Enough scrapes for the rate and changes windows, the fleet signals and a rotation or two.
   await sleep(15_000 - (Date.now() - promReady));
 });
@@ -283,6 +297,13 @@ describe('a real Prometheus scraping the exporter', () => {
     VegaValidatorKeyRotated: ['rotating'],
     VegaChainIdMismatch: ['otherChain'],
     VegaVersionSkew: ['oldVersion'],
+    // A node whose whole release is old runs an old data node too; dnOtherVersion only its data node.
+    VegaDatanodeVersionSkew: ['dnOtherVersion', 'oldVersion'],
+    VegaHistorySegmentsStale: ['segmentsStopped'],
+    VegaMarketLongAuction: ['auction'],
+    VegaMarketStakeBelowTarget: ['stake'],
+    VegaMarkPriceStale: ['frozen'],
+    VegaValidatorSetShrank: ['validators'],
     VegaDataDisagreement: ['differentData'],
     VegaListTruncated: ['looping/key_rotations'],
     VegaRowsSkipped: ['badrows'],

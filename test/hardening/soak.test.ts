@@ -1,6 +1,6 @@
 /** The short soak: hundreds of poll cycles against a changing simulator, in CI. */
 import { describe, expect, it } from 'vitest';
-import { runSoak } from '../../scripts/soak-lib.js';
+import { SOAK_SERIES_BOUND, runSoak } from '../../scripts/soak-lib.js';
 
 describe('soak (short)', () => {
   it('memory, series and handles stay bounded over 400 changing poll cycles', async () => {
@@ -8,7 +8,7 @@ describe('soak (short)', () => {
     expect(rows.length).toBeGreaterThan(5);
     expect(summary.handleGrowth).toBeLessThanOrEqual(5);
     expect(summary.heapGrowthMiB).toBeLessThan(25);
-    expect(summary.seriesMax).toBeLessThan(60 * 50 + 600);
+    expect(summary.seriesMax).toBeLessThan(SOAK_SERIES_BOUND);
     // The series follow the market count both ways (markets appear and vanish).
     expect(summary.seriesMax).toBeGreaterThan(summary.seriesMin);
     expect(summary.ok).toBe(true);

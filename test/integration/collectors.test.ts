@@ -18,7 +18,11 @@ const cleanup = { push: life.defer };
 const sim = (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => life.sim({ now: new ManualClock().now, ...opts });
 async function exporter(url: string, collectors: object): Promise<RunningExporter> {
   // Statistics stays on: it tells the exporter which network (chain id) a target belongs to.
-  const off = { network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false } };
+  // market_data too: its first poll may look markets up (GET /api/v2/market/{id}, counted as "markets").
+  const off = {
+    network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false },
+    datanode_info: { enabled: false }, history_segments: { enabled: false }, market_data: { enabled: false }, network_data: { enabled: false },
+  };
   return life.exporter(url, { collectors: { ...off, ...collectors } });
 }
 const scale = (v: bigint, d: number): number => (d >= 0 ? Number(v) / 10 ** d : Number(v) * 10 ** -d);

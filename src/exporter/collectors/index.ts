@@ -5,8 +5,12 @@
 import { catalogueOf } from '../exposition/catalogue.js';
 import type { AnyCollectorModule } from './define.js';
 import consistency from './consistency.js';
+import datanodeInfo from './datanode-info.js';
+import historySegments from './history-segments.js';
 import keyRotations from './key-rotations.js';
+import marketData from './market-data.js';
 import markets from './markets.js';
+import networkData from './network-data.js';
 import networkHistory from './network-history.js';
 import nodeSignatures from './node-signatures.js';
 import orders from './orders.js';
@@ -14,7 +18,7 @@ import parties from './parties.js';
 import positions from './positions.js';
 import statistics from './statistics.js';
 
-export const COLLECTORS = [statistics, networkHistory, consistency, keyRotations, markets, positions, parties, nodeSignatures, orders] as const satisfies readonly AnyCollectorModule[];
+export const COLLECTORS = [statistics, networkHistory, datanodeInfo, historySegments, consistency, keyRotations, markets, marketData, networkData, positions, parties, nodeSignatures, orders] as const satisfies readonly AnyCollectorModule[];
 
 /** Every metric the exporter can write, in exposition order. */
 export const CATALOGUE = catalogueOf(COLLECTORS);

@@ -29,6 +29,10 @@ export interface NodeFacts {
   /** A digest of the node's view of network data, and the data-node height it was taken at. */
   fingerprint?: string;
   fingerprintHeight?: bigint;
+  /** The data node's own version (GET /api/v2/info), apart from the core's appVersion. */
+  datanodeVersion?: string;
+  /** The toHeight of the node's newest network-history segment. */
+  segmentHeight?: bigint;
 }
 
 export interface CollectResult {

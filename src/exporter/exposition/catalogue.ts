@@ -30,6 +30,9 @@ const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
 const POS = 'GET /api/v2/positions';
 const ORD = 'GET /api/v2/order/{id}';
+const SEG = 'GET /api/v2/networkhistory/segments';
+const MD = 'GET /api/v2/markets/data';
+const ND = 'GET /api/v2/network/data';
 
 export const M = {
   // ---- statistics ------------------------------------------------------------------------------
@@ -105,6 +108,36 @@ export const M = {
   positionStatus: defineMetric('positions', 'vega_position_status', 'gauge', [...N, 'market_id', 'party_id', 'status'], '', `${POS} positionStatus`, 'Position status: 1 for the current status, 0 for the other known ones.'),
   positionUpdated: defineMetric('positions', 'vega_position_updated_timestamp_seconds', 'gauge', [...N, 'market_id', 'party_id'], 'seconds since epoch', `${POS} updatedAt (unix ns; "0" is absent)`, 'When the position last changed.'),
 
+  // ---- datanode_info, history_segments ------------------------------------------------------------
+  datanodeBuildInfo: defineMetric('datanode_info', 'vega_datanode_build_info', 'gauge', [...T, 'version', 'commit_hash'], '', 'GET /api/v2/info version, commitHash', "The data node's own software version and commit (vega_build_info carries the core's); value always 1."),
+  segments: defineMetric('history_segments', 'vega_history_segments', 'gauge', T, 'segments', `${SEG} segments (rows)`, 'Network-history segments the data node lists.'),
+  segmentLatestTo: defineMetric('history_segments', 'vega_history_segment_latest_to_height', 'gauge', T, 'blocks', `${SEG} segments[].toHeight (highest)`, 'Last block of the newest segment; absent when the node lists none.'),
+  segmentLatestFrom: defineMetric('history_segments', 'vega_history_segment_latest_from_height', 'gauge', T, 'blocks', `${SEG} fromHeight of the segment with the highest toHeight`, 'First block of the newest segment; absent when the node lists none.'),
+
+  // ---- market_data -------------------------------------------------------------------------------
+  mdMode: defineMetric('market_data', 'vega_market_data_trading_mode', 'gauge', [...N, 'market_id', 'trading_mode'], '', `${MD} marketTradingMode`, 'Live trading mode: 1 for the current mode, 0 for the other known modes.'),
+  mdState: defineMetric('market_data', 'vega_market_data_state', 'gauge', [...N, 'market_id', 'state'], '', `${MD} marketState`, 'Live market state: 1 for the current state, 0 for the other known states.'),
+  mdAuction: defineMetric('market_data', 'vega_market_auction_timestamp_seconds', 'gauge', [...N, 'market_id', 'event'], 'seconds since epoch', `${MD} auctionStart, auctionEnd (unix ns; "0" is absent)`, 'Start and (expected) end of the current auction; absent outside auctions.'),
+  mdTrigger: defineMetric('market_data', 'vega_market_auction_trigger_info', 'gauge', [...N, 'market_id', 'trigger', 'extension_trigger'], '', `${MD} trigger, extensionTrigger`, 'What started the current auction and what extended it; present (1) only while a trigger is set.'),
+  mdPrice: defineMetric('market_data', 'vega_market_data_price', 'gauge', [...N, 'market_id', 'kind'], 'quote units', `${MD} markPrice, lastTradedPrice, midPrice, indicativePrice, bestBidPrice, bestOfferPrice / 10^decimalPlaces`, "Live prices in the market's price units; absent while the market's decimals are unknown. Exact up to float64 rounding."),
+  mdVolume: defineMetric('market_data', 'vega_market_data_volume', 'gauge', [...N, 'market_id', 'kind'], 'contracts', `${MD} bestBidVolume, bestOfferVolume, indicativeVolume / 10^positionDecimalPlaces`, 'Volume at the best bid and offer and the indicative uncrossing volume, in contracts; absent while decimals are unknown.'),
+  mdOpenInterest: defineMetric('market_data', 'vega_market_open_interest', 'gauge', [...N, 'market_id'], 'contracts', `${MD} openInterest / 10^positionDecimalPlaces`, 'Open interest in contracts; absent while decimals are unknown.'),
+  mdStake: defineMetric('market_data', 'vega_market_stake', 'gauge', [...N, 'market_id', 'kind'], 'settlement-asset units', `${MD} targetStake, suppliedStake / 10^settlement-asset decimals`, 'Target and supplied liquidity stake in whole settlement-asset units; absent while the asset decimals are unknown.'),
+  mdBound: defineMetric('market_data', 'vega_market_price_monitoring_bound', 'gauge', [...N, 'market_id', 'horizon', 'bound'], 'quote units', `${MD} priceMonitoringBounds[].minValidPrice, maxValidPrice / 10^decimalPlaces (first bound per trigger horizon)`, 'Price-monitoring bounds: trading outside [min, max] starts a price auction.'),
+  mdNextMtm: defineMetric('market_data', 'vega_market_next_mark_to_market_timestamp_seconds', 'gauge', [...N, 'market_id'], 'seconds since epoch', `${MD} nextMarkToMarket (unix ns; "0" is absent)`, 'When the next mark-to-market settlement is due.'),
+  mdFundingRate: defineMetric('market_data', 'vega_market_funding_rate', 'gauge', [...N, 'market_id'], 'ratio', `${MD} productData.perpetualData.fundingRate`, 'Perpetual markets: the current funding rate; absent for other products.'),
+  mdTimestamp: defineMetric('market_data', 'vega_market_data_timestamp_seconds', 'gauge', [...N, 'market_id'], 'seconds since epoch', `${MD} timestamp (unix ns)`, 'When the node computed this market data.'),
+  mdOverLimit: defineMetric('market_data', 'vega_market_data_over_limit', 'gauge', N, '', `${MD} (rows after collectors.market_data.allow)`, 'Whether more markets than collectors.market_data.max_markets were listed (1): per-market series are then not exported.'),
+
+  // ---- network_data ------------------------------------------------------------------------------
+  ndValidators: defineMetric('network_data', 'vega_network_validators', 'gauge', [...N, 'set'], 'validators', `${ND} nodeData.totalNodes and {tendermint,ersatz,pending}Nodes.total`, 'Validators in the network (set="all") and in each set: tendermint (consensus), ersatz (standby), pending.'),
+  ndInactive: defineMetric('network_data', 'vega_network_validators_inactive', 'gauge', [...N, 'set'], 'validators', `${ND} nodeData.inactiveNodes and {tendermint,ersatz,pending}Nodes.inactive`, 'Inactive validators, in all and per set.'),
+  ndMaximum: defineMetric('network_data', 'vega_network_validators_maximum', 'gauge', [...N, 'set'], 'validators', `${ND} nodeData.{tendermint,ersatz,pending}Nodes.maximum`, 'The most validators a set may hold; absent when the node does not say.'),
+  ndStaked: defineMetric('network_data', 'vega_network_stake', 'gauge', N, 'tokens', `${ND} nodeData.stakedTotal / 10^18`, "Stake on all validators in whole governance tokens (the network's own token has 18 decimals). Exact up to float64 rounding."),
+  ndEpoch: defineMetric('network_data', 'vega_network_epoch', 'gauge', N, 'epoch', 'GET /api/v2/epoch epoch.seq', 'Current epoch of the network.'),
+  ndEpochTimestamp: defineMetric('network_data', 'vega_network_epoch_timestamp_seconds', 'gauge', [...N, 'event'], 'seconds since epoch', 'GET /api/v2/epoch epoch.timestamps.startTime, expiryTime, endTime (unix ns; "0" is absent)', 'Start, expected expiry and (once over) end of the current epoch.'),
+  ndEpochFirstBlock: defineMetric('network_data', 'vega_network_epoch_first_block', 'gauge', N, 'blocks', 'GET /api/v2/epoch epoch.timestamps.firstBlock', 'First block of the current epoch.'),
+
   // ---- parties -----------------------------------------------------------------------------------
   parties: defineMetric('parties', 'vega_parties', 'gauge', N, 'parties', 'GET /api/v2/parties (all pages)', 'Parties known to the data node.'),
   partyExists: defineMetric('parties', 'vega_party_exists', 'gauge', [...N, 'party_id'], '', 'GET /api/v2/parties?partyId= (404 is 0)', 'Whether a listed party exists (1) or not (0).'),
@@ -129,6 +162,8 @@ export const M = {
   fleetHeightLag: defineMetric('fleet', 'vega_fleet_block_height_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'GET /statistics statistics.blockHeight across the network\'s targets', 'How far this target\'s core height trails the highest among its network\'s healthy targets.'),
   fleetChainIdMismatch: defineMetric('fleet', 'vega_fleet_chain_id_mismatch', 'gauge', [...T, 'group'], '', 'GET /statistics statistics.chainId across targets', 'Whether the target\'s chain id differs from the majority of its group (the configured network, or all targets without one).'),
   fleetVersionMismatch: defineMetric('fleet', 'vega_fleet_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /statistics statistics.appVersion across the network\'s targets', 'Whether the target\'s app version differs from the majority of its network.'),
+  fleetDatanodeVersionMismatch: defineMetric('fleet', 'vega_fleet_datanode_version_mismatch', 'gauge', [...T, 'network'], '', 'GET /api/v2/info version across the network\'s targets', 'Whether the target\'s data-node version differs from the majority of its network (the core\'s version is vega_fleet_version_mismatch).'),
+  historySegmentLag: defineMetric('fleet', 'vega_history_segment_lag_blocks', 'gauge', [...T, 'network'], 'blocks', 'the data node\'s height (GET /statistics header X-Block-Height, else statistics.blockHeight) minus the highest toHeight of GET /api/v2/networkhistory/segments', 'How many blocks the node\'s newest network-history segment trails its own height (0 when ahead); absent when either is unknown.'),
   fleetDataAgreement: defineMetric('fleet', 'vega_fleet_data_agreement', 'gauge', [...T, 'network'], '', 'the consistency collector (market set and latest key rotation) across the network\'s targets', 'Whether the target\'s view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable.'),
 
   // ---- the exporter itself -----------------------------------------------------------------------

@@ -17,6 +17,10 @@ export interface TargetView {
   facts?: NodeFacts | undefined;
   /** From the last successful consistency poll. */
   fingerprint?: { value: string; height?: bigint | undefined } | undefined;
+  /** From the last successful datanode_info poll. */
+  datanodeVersion?: string | undefined;
+  /** From the last successful history_segments poll: the newest segment's toHeight. */
+  segmentHeight?: bigint | undefined;
 }
 
 /** The configured network, else the chain id (unknown while the node has not answered or replays). */
@@ -75,6 +79,12 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
       out.push({ metric: M.fleetVersionMismatch, values: [versioned[i]!.name, network], value: bad ? 1 : 0 });
     });
 
+    const dnVersioned = healthy.filter((t) => t.datanodeVersion !== undefined);
+    disagreement(dnVersioned.map((t) => t.datanodeVersion!)).forEach((bad, i) => {
+      out.push({ metric: M.fleetDatanodeVersionMismatch, values: [dnVersioned[i]!.name, network], value: bad ? 1 : 0 });
+    });
+    out.push(...segmentLag(healthy, network));
+
     // Data agreement among nodes at about the same height: a node far behind is not compared
     // (its lag is reported by the height signals instead).
     const printed = healthy.filter((t) => t.fingerprint !== undefined);
@@ -97,6 +107,21 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
     disagreement(members.map((t) => t.facts!.chainId!)).forEach((bad, i) => {
       out.push({ metric: M.fleetChainIdMismatch, values: [members[i]!.name, group], value: bad ? 1 : 0 });
     });
+  }
+  return out;
+}
+
+/**
+ * Segment lag against the data node's own height: segments are cut from the blocks the data node
+ * has processed, so a data node that trails its core (alerted on its own) does not also show as
+ * late with its segments. Core height stands in when the data node does not send its height.
+ */
+function segmentLag(healthy: readonly TargetView[], network: string): Sample[] {
+  const out: Sample[] = [];
+  for (const t of healthy) {
+    const h = t.facts?.datanodeHeight ?? t.facts?.height;
+    if (h === undefined || t.segmentHeight === undefined) continue;
+    out.push({ metric: M.historySegmentLag, values: [t.name, network], value: h > t.segmentHeight ? Number(h - t.segmentHeight) : 0 });
   }
   return out;
 }

@@ -58,6 +58,8 @@ export class TargetRuntime {
     const stats = this.runner('statistics')?.state;
     const cons = this.runner('consistency')?.state;
     const fp = cons?.success ? cons.facts : undefined;
+    const info = this.runner('datanode_info')?.state;
+    const segs = this.runner('history_segments')?.state;
     // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
     if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
     return {
@@ -66,6 +68,8 @@ export class TargetRuntime {
       healthy: stats?.success === true,
       facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
+      datanodeVersion: info?.success ? info.facts?.datanodeVersion : undefined,
+      segmentHeight: segs?.success ? segs.facts?.segmentHeight : undefined,
     };
   }
 

@@ -12,6 +12,8 @@ export interface MarketFacts {
   decimalPlaces: number;
   positionDecimalPlaces: number;
   settlementAsset: string;
+  /** The instrument code ("" when absent), so other collectors can apply the markets' allow list by code. */
+  code?: string;
 }
 
 /** The scaling facts of one market JSON object (both the /markets and the /api/v2 forms). */
@@ -25,6 +27,7 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
     positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
     // An asset id is 64 hex characters; "" (no product) means unknown.
     settlementAsset: asset === '' ? '' : hexId(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
+    code: typeof instrument.code === 'string' ? instrument.code : '',
   };
 }
 

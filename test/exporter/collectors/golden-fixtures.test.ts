@@ -55,6 +55,9 @@ function network(markets: 'core' | 'v2'): (path: string) => Answer | undefined {
     if (path === '/api/v2/node/signatures') return { json: load('node-signatures.json') };
     if (path === '/api/v2/vega/keys/rotations') return { json: load('vega-keys-rotations.json') };
     if (path === '/api/v2/networkhistory') return { json: load('networkhistory.json') };
+    if (path === '/api/v2/markets/data') return { json: load('markets-data.json') };
+    if (path === '/api/v2/network/data') return { json: load('network-data.json') };
+    if (path === '/api/v2/epoch') return { json: load('epoch.json') };
     if (path === `/api/v2/order/${load('order.json').order.id}`) return { json: load('order.json') };
     if (path.startsWith('/api/v2/order/')) return { status: 404, json: load('error.json') };
     return undefined;
@@ -65,10 +68,15 @@ const CASES: [fixture: string, collector: string, routes: (path: string) => Answ
   ['statistics', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics.json'), headers: load('statistics.headers.json') } : undefined)],
   ['statistics-replaying', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics-replaying.json'), headers: load('statistics-replaying.headers.json') } : undefined)],
   ['networkhistory', 'network_history', network('v2')],
+  ['info', 'datanode_info', (p) => (p === '/api/v2/info' ? { json: load('info.json') } : undefined)],
+  ['networkhistory-segments', 'history_segments', (p) => (p === '/api/v2/networkhistory/segments' ? { json: load('networkhistory-segments.json') } : undefined)],
   ['vega-keys-rotations', 'key_rotations', network('v2')],
   ['markets', 'markets', network('core')],
   ['api-v2-markets', 'markets', network('v2')], // core's /markets answers 404 (error-gateway.json): the fallback
   ['positions', 'positions', network('v2')],
+  ['markets-data', 'market_data', network('v2')],
+  ['network-data', 'network_data', network('v2')],
+  ['epoch', 'network_data', network('v2')],
   ['parties', 'parties', network('v2')],
   ['node-signatures', 'node_signatures', network('v2')],
   ['order', 'orders', network('v2')],
@@ -80,7 +88,7 @@ async function run(module: AnyCollectorModule, e: Expected, routes: (path: strin
   const directory = new Directory();
   const instance = module.create(settings, { directory });
   const ctx: CollectContext = { target: e.context.target ?? e.context.network!, client: fakeClient(routes), signal: new AbortController().signal, pageSize: 1000, maxPages: 10 };
-  if (module.name === 'positions' || module.name === 'orders') {
+  if (module.name === 'positions' || module.name === 'orders' || module.name === 'market_data') {
     // What the markets collector would have filled in before (their expected files name api-v2-markets.json).
     const markets = COLLECTORS.find((c) => c.name === 'markets')!;
     await markets.create(markets.config.parse({}), { directory }).collect({ ...ctx, client: fakeClient(network('v2')) });

@@ -59,6 +59,44 @@ describe('fleet logic', () => {
     expect(s.find((x) => x.metric.name === 'vega_target_network' && x.values[0] === 'e')?.values[1]).toBe('c1');
   });
 
+  it('data-node version disagreement: from the info facts, healthy nodes only, apart from the core version', () => {
+    const s = fleetSamples(
+      [
+        { ...view('a'), datanodeVersion: 'v0.79.0' },
+        { ...view('b', { version: 'v0.78.5' }), datanodeVersion: 'v0.79.0' }, // core differs, data node agrees
+        { ...view('c'), datanodeVersion: 'v0.78.9' },
+        { ...view('d', { healthy: false }), datanodeVersion: 'v0.1.0' }, // unhealthy: no claim
+        view('e'), // info never answered: no series
+      ],
+      10,
+    );
+    expect(get(s, 'vega_fleet_datanode_version_mismatch', 'a')).toBe(0);
+    expect(get(s, 'vega_fleet_datanode_version_mismatch', 'b')).toBe(0);
+    expect(get(s, 'vega_fleet_datanode_version_mismatch', 'c')).toBe(1);
+    expect(get(s, 'vega_fleet_datanode_version_mismatch', 'd')).toBeUndefined();
+    expect(get(s, 'vega_fleet_datanode_version_mismatch', 'e')).toBeUndefined();
+    expect(get(s, 'vega_fleet_version_mismatch', 'b')).toBe(1);
+  });
+
+  it('segment lag: the data node\'s own height (else core\'s) minus the newest toHeight, never negative', () => {
+    const s = fleetSamples(
+      [
+        { ...view('a', { height: 5000n, dn: 4800n }), segmentHeight: 4000n }, // from the data node's height, not core's
+        { ...view('b', { height: 5000n }), segmentHeight: 4000n }, // no header: core height stands in
+        { ...view('c', { height: 5000n }), segmentHeight: 5300n }, // polled later than statistics: 0, not -300
+        view('d', { height: 5000n }), // no segments known: absent
+        { ...view('e', { healthy: false, height: 5000n }), segmentHeight: 1n },
+      ],
+      10,
+    );
+    expect(get(s, 'vega_history_segment_lag_blocks', 'a')).toBe(800);
+    expect(get(s, 'vega_history_segment_lag_blocks', 'b')).toBe(1000);
+    expect(get(s, 'vega_history_segment_lag_blocks', 'c')).toBe(0);
+    expect(get(s, 'vega_history_segment_lag_blocks', 'd')).toBeUndefined();
+    expect(get(s, 'vega_history_segment_lag_blocks', 'e')).toBeUndefined();
+    expect(s.find((x) => x.metric.name === 'vega_history_segment_lag_blocks' && x.values[0] === 'a')?.values[1]).toBe('c1');
+  });
+
   it('shards split names evenly enough and deterministically', () => {
     const names = Array.from({ length: 1000 }, (_, i) => `dn-${i}`);
     const counts = [0, 0, 0];

@@ -1,0 +1,155 @@
+/**
+ * GET /api/v2/markets/data → live market health: trading mode and state, auctions, prices, book
+ * top, open interest, liquidity stake against target, price-monitoring bounds, funding. One call
+ * for all markets, once per network. Values are scaled by the market's decimals from the directory
+ * (filled by the markets collector): prices by decimalPlaces, volumes by positionDecimalPlaces,
+ * stakes by the settlement asset's decimals; a value whose decimals are unknown is absent, never
+ * unscaled.
+ */
+import { z } from 'zod';
+import { M, ownedBy } from '../exposition/catalogue.js';
+import { timing } from '../config/fields.js';
+import { amount, arr, decimal, enumValue, i64, id as hexId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
+import type { Sample } from '../exposition/render.js';
+import { EnumLabels, oneHot } from '../upstream/scale.js';
+import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
+import type { Directory, MarketFacts } from '../upstream/directory.js';
+import { defineCollector } from './define.js';
+import type { MarketOptions } from './markets.js';
+import { RowSkips } from './rows.js';
+import type { CollectContext, CollectResult, Collector } from './types.js';
+
+type Json = Record<string, unknown>;
+
+/** What a row is scaled with: the market's facts, and its settlement asset's decimals when known. */
+export interface Scaling { market: MarketFacts; assetDecimals?: number | undefined }
+
+const PRICES = [['mark', 'markPrice'], ['last_traded', 'lastTradedPrice'], ['mid', 'midPrice'], ['indicative', 'indicativePrice'], ['best_bid', 'bestBidPrice'], ['best_offer', 'bestOfferPrice']] as const;
+const VOLUMES = [['best_bid', 'bestBidVolume'], ['best_offer', 'bestOfferVolume'], ['indicative', 'indicativeVolume']] as const;
+/** No auction trigger: the only value that means "not in an auction". */
+const NO_TRIGGER = 'AUCTION_TRIGGER_UNSPECIFIED';
+/** v0.79's auction triggers; others are exported by name up to EnumLabels' cap, then as `other`. */
+const AUCTION_TRIGGER = [
+  NO_TRIGGER, 'AUCTION_TRIGGER_BATCH', 'AUCTION_TRIGGER_OPENING', 'AUCTION_TRIGGER_PRICE', 'AUCTION_TRIGGER_LIQUIDITY',
+  'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET', 'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS', 'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
+  'AUCTION_TRIGGER_LONG_BLOCK', 'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
+] as const;
+type Enums = { state: EnumLabels; mode: EnumLabels; trigger: EnumLabels };
+
+/** Samples of one marketsData row. Throws FieldError naming the bad field (the caller skips the row). */
+export function marketDataRow(network: string, d: Json, path: string, scale: Scaling | undefined, enums: Enums): Sample[] {
+  const id = hexId(d.market, `${path}.market`);
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [network, id, ...extra], value });
+  };
+  for (const [m, v] of oneHot(TRADING_MODE, enumValue(d.marketTradingMode, `${path}.marketTradingMode`), enums.mode)) push(M.mdMode, v, m);
+  for (const [s, v] of oneHot(MARKET_STATE, enumValue(d.marketState, `${path}.marketState`), enums.state)) push(M.mdState, v, s);
+  for (const [ev, k] of [['start', 'auctionStart'], ['end', 'auctionEnd']] as const) push(M.mdAuction, unixNsSeconds(d[k], `${path}.${k}`), ev);
+  const trigger = enumValue(d.trigger, `${path}.trigger`);
+  const ext = enumValue(d.extensionTrigger, `${path}.extensionTrigger`);
+  // Enum values are open-ended: unknown ones are capped by EnumLabels so a node cannot mint labels.
+  if (trigger !== NO_TRIGGER || ext !== NO_TRIGGER) push(M.mdTrigger, 1, enums.trigger.label(trigger), enums.trigger.label(ext));
+  push(M.mdNextMtm, unixNsSeconds(d.nextMarkToMarket, `${path}.nextMarkToMarket`));
+  push(M.mdTimestamp, unixNsSeconds(d.timestamp, `${path}.timestamp`));
+  const perp = (d.productData as Json | null | undefined)?.perpetualData as Json | null | undefined;
+  if (perp && perp.fundingRate !== undefined) push(M.mdFundingRate, decimal(perp.fundingRate, `${path}.productData.perpetualData.fundingRate`));
+  if (scale) out.push(...scaledRow(network, id, d, path, scale));
+  return out;
+}
+
+/** The values that need decimals: prices, volumes, open interest, bounds, stakes. */
+function scaledRow(network: string, id: string, d: Json, path: string, { market, assetDecimals }: Scaling): Sample[] {
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], v: string | undefined, decimals: number, ...extra: string[]): void => {
+    const value = v === undefined ? undefined : scaleExact(v, decimals);
+    // Beyond float64 (absurd decimals): absent rather than +Inf.
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [network, id, ...extra], value });
+  };
+  for (const [kind, k] of PRICES) push(M.mdPrice, amount(d[k], `${path}.${k}`), market.decimalPlaces, kind);
+  for (const [kind, k] of VOLUMES) push(M.mdVolume, String(u64(d[k], `${path}.${k}`)), market.positionDecimalPlaces, kind);
+  push(M.mdOpenInterest, String(u64(d.openInterest, `${path}.openInterest`)), market.positionDecimalPlaces);
+  const seen = new Set<string>();
+  arr(d.priceMonitoringBounds ?? [], `${path}.priceMonitoringBounds`).forEach((raw, i) => {
+    const p = `${path}.priceMonitoringBounds[${i}]`;
+    const b = obj(raw, p);
+    const horizon = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
+    if (seen.has(horizon)) return; // one pair per horizon: a second would repeat the series
+    seen.add(horizon);
+    push(M.mdBound, amount(b.minValidPrice, `${p}.minValidPrice`), market.decimalPlaces, horizon, 'min');
+    push(M.mdBound, amount(b.maxValidPrice, `${p}.maxValidPrice`), market.decimalPlaces, horizon, 'max');
+  });
+  if (assetDecimals !== undefined) {
+    push(M.mdStake, amount(d.targetStake, `${path}.targetStake`), assetDecimals, 'target');
+    push(M.mdStake, amount(d.suppliedStake, `${path}.suppliedStake`), assetDecimals, 'supplied');
+  }
+  return out;
+}
+
+/** The rows whose market id parses, once each, after the allow list (ids, or codes the directory knows). */
+export function selectRows(rows: readonly unknown[], allow: readonly string[], directory: Directory, skips: RowSkips): { d: Json; path: string; id: string }[] {
+  const allowed = new Set(allow);
+  const out = new Map<string, { d: Json; path: string; id: string }>();
+  rows.forEach((raw, i) => {
+    const path = `marketsData[${i}]`;
+    const r = skips.row(() => {
+      const d = obj(raw, path);
+      return { d, path, id: hexId(d.market, `${path}.market`) };
+    });
+    if (!r || out.has(r.id)) return;
+    if (allowed.size === 0 || allowed.has(r.id) || allowed.has(directory.markets.get(r.id)?.code ?? '')) out.set(r.id, r);
+  });
+  return [...out.values()];
+}
+
+/** Markets the directory does not know are looked up one by one: at most this many a poll. */
+export const LOOKUPS_PER_POLL = 10;
+
+export class MarketDataCollector implements Collector {
+  private readonly enums: Enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels(AUCTION_TRIGGER) };
+
+  constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
+
+  async collect(ctx: CollectContext): Promise<CollectResult> {
+    const res = await ctx.client.get('/api/v2/markets/data', [], 'markets_data', ctx.signal);
+    const skips = new RowSkips();
+    const rows = selectRows(arr(obj(res.json, 'body').marketsData, 'marketsData'), this.opts.allow, this.directory, skips);
+    const over = rows.length > this.opts.maxMarkets;
+    const samples: Sample[] = [{ metric: M.mdOverLimit, values: [ctx.target], value: over ? 1 : 0 }];
+    if (this.opts.countsOnly || over) return { samples, skipped: skips.list };
+    let lookups = 0;
+    for (const { d, path, id } of rows) {
+      let market = this.directory.markets.get(id);
+      if (!market && lookups < LOOKUPS_PER_POLL) {
+        lookups++;
+        market = await this.directory.market(ctx.client, id, ctx.signal);
+      }
+      const assetDecimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
+      samples.push(...(skips.row(() => marketDataRow(ctx.target, d, path, market && { market, assetDecimals }, this.enums)) ?? []));
+    }
+    return { samples, skipped: skips.list };
+  }
+}
+
+export default defineCollector({
+  name: 'market_data',
+  scope: 'network',
+  // Auctions and stake shortfalls are paged on within minutes: 30 s keeps the alerts' for-clauses meaningful.
+  title: 'market_data collector (`GET /api/v2/markets/data`, every 30 s by default)',
+  config: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      ...timing('30s'),
+      /** Beyond this many markets, per-market series stop and vega_market_data_over_limit says so. */
+      max_markets: z.number().int().min(0).default(500),
+      /** Only these markets (ids, or codes once the markets collector has seen them) get series; empty means all. */
+      allow: z.array(z.string().min(1)).default([]),
+      /** Keep only vega_market_data_over_limit. */
+      counts_only: z.boolean().default(false),
+    })
+    .prefault({}),
+  metrics: ownedBy('market_data'),
+  // About 40 series per market (20 one-hot, 20 values) up to the guard.
+  expectedSeries: (c) => (c.counts_only ? 1 : 1 + 40 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
+  create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+});
