@@ -6,9 +6,8 @@
  * stakes by the settlement asset's decimals; a value whose decimals are unknown is absent, never
  * unscaled.
  */
-import { z } from 'zod';
 import { M, ownedBy } from '../exposition/catalogue.js';
-import { timing } from '../config/fields.js';
+import { marketGuardConfig } from '../config/fields.js';
 import { amount, arr, decimal, enumValue, i64, id as hexId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import type { Sample } from '../exposition/render.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
@@ -136,18 +135,7 @@ export default defineCollector({
   scope: 'network',
   // Auctions and stake shortfalls are paged on within minutes: 30 s keeps the alerts' for-clauses meaningful.
   title: 'market_data collector (`GET /api/v2/markets/data`, every 30 s by default)',
-  config: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      ...timing('30s'),
-      /** Beyond this many markets, per-market series stop and vega_market_data_over_limit says so. */
-      max_markets: z.number().int().min(0).default(500),
-      /** Only these markets (ids, or codes once the markets collector has seen them) get series; empty means all. */
-      allow: z.array(z.string().min(1)).default([]),
-      /** Keep only vega_market_data_over_limit. */
-      counts_only: z.boolean().default(false),
-    })
-    .prefault({}),
+  config: marketGuardConfig('30s'),
   metrics: ownedBy('market_data'),
   // About 40 series per market (20 one-hot, 20 values) up to the guard.
   expectedSeries: (c) => (c.counts_only ? 1 : 1 + 40 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),

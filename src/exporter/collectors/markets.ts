@@ -3,9 +3,8 @@
  * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
-import { z } from 'zod';
 import { M } from '../exposition/catalogue.js';
-import { timing } from '../config/fields.js';
+import { marketGuardConfig } from '../config/fields.js';
 import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
@@ -222,18 +221,7 @@ export default defineCollector({
   name: 'markets',
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
-  config: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      ...timing('60s'),
-      /** Beyond this many markets, per-market series stop and vega_markets_over_limit says so. */
-      max_markets: z.number().int().min(0).default(500),
-      /** Only these markets (ids or codes) get per-market series; empty means all. */
-      allow: z.array(z.string().min(1)).default([]),
-      /** Keep only the counts by state and trading mode. */
-      counts_only: z.boolean().default(false),
-    })
-    .prefault({}),
+  config: marketGuardConfig('60s'),
   // Counts by state and mode, then about 45 series per market up to the guard.
   expectedSeries: (c) => (c.counts_only ? 40 : 40 + 45 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
   create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
