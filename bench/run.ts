@@ -24,14 +24,16 @@ import { quantile, sampleLatency, wrk, type LoadResult } from './lib/load.js';
 import { freePort, start, waitFor, type Proc } from './lib/procs.js';
 
 const SECTIONS = ['scrape', 'during', 'memory', 'polls', 'growth', 'choices', 'fleet'] as const;
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'market-data': { type: 'boolean', default: false } } });
+// --market-data: the same markets with the market_data collector on too (~40 more series a market).
+const MARKET_DATA = args['market-data'];
 // --only memory,during: run some sections (while working on one figure); docs come from full runs.
 // The fleet section takes minutes (1,000 targets): the quick run leaves it out unless named.
 const only = new Set(args.only ? args.only.split(',') : SECTIONS.filter((x) => !(args.quick && x === 'fleet')));
 for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`bench: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
 const QUICK = args.quick;
 const TSX = ['--import', 'tsx'];
-const results: Record<string, unknown> = { quick: QUICK, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, at: new Date().toISOString() };
+const results: Record<string, unknown> = { quick: QUICK, marketData: MARKET_DATA, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, at: new Date().toISOString() };
 const log = (s: string): void => console.log(s);
 
 try {
@@ -59,7 +61,7 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 type Mode = 'auto' | 'on' | 'off';
 
 async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }): Promise<{ proc: Proc; url: string; startupMs: number }> {
-  // market_data and network_data are off: the rows are sized by the markets collector's series
+  // market_data (unless --market-data) and network_data are off: the rows are sized by the markets collector's series
   // (market_data would add ~40 a market and move every row's size); its own cost is in docs/performance.md.
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
@@ -72,7 +74,7 @@ http: {max_response_bytes: 268435456, requests_per_second: 1000, burst: 1000}
 collectors:
   markets: {interval: ${marketsInterval}, max_markets: ${Math.max(500, markets)}}
   consistency: {enabled: false}
-  market_data: {enabled: false}
+  market_data: {enabled: ${MARKET_DATA}}
   network_data: {enabled: false}
 `);
   const t0 = performance.now();
