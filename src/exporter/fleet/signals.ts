@@ -3,6 +3,7 @@
  * collector should ask first, and the cross-node signals (height lag, chain-id and version
  * disagreement, data agreement).
  */
+import { fnv1a } from '../hash.js';
 import { M } from '../exposition/catalogue.js';
 import type { NodeFacts } from '../collectors/types.js';
 import type { Sample } from '../exposition/render.js';
@@ -133,12 +134,7 @@ export function inShard<T extends { name: string }>(targets: readonly T[], shard
   return targets.filter((t) => shardOf(t.name, n) === i);
 }
 
-/** FNV-1a of a target name: stable across processes and versions, for sharding. */
+/** The shard a target name falls in: FNV-1a, stable across processes and versions. */
 export function shardOf(name: string, shards: number): number {
-  let h = 0x811c9dc5;
-  for (const b of Buffer.from(name, 'utf8')) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % shards;
+  return fnv1a(name) % shards;
 }

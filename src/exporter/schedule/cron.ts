@@ -1,3 +1,5 @@
+import { fnv1a } from '../hash.js';
+
 /**
  * A node-cron (6-field) expression that fires every `ms`, aligned to the clock; undefined when
  * the interval does not divide a minute, an hour or a day evenly.
@@ -21,11 +23,7 @@ export function intervalToCron(ms: number): string | undefined {
  * where they were, and N targets land spread over the interval instead of all at :00.
  */
 export function stableOffset(identity: string, intervalMs: number): number {
-  let h = 0x811c9dc5;
-  for (const b of Buffer.from(identity, 'utf8')) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
+  let h = fnv1a(identity);
   // FNV-1a alone leaves names that differ only in their last character close together: finish
   // with murmur3's avalanche so consecutive names (dn-001, dn-002, ...) scatter.
   h ^= h >>> 16;
