@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { M } from '../exposition/catalogue.js';
 import { idListConfig } from '../config/fields.js';
-import { amount, enumValue, id, obj, u64, unixNsSeconds } from '../upstream/convert.js';
+import { amount, enumValue, id, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import type { Sample } from '../exposition/render.js';
-import { oneHot, scaleDown } from '../upstream/scale.js';
+import { oneHot } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector, watchesListedIds } from './define.js';
@@ -37,9 +37,9 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
   const remaining = u64(o.remaining, 'order.remaining');
   const price = amount(o.price, 'order.price'); // uint256 in core: any length
   if (market) {
-    out.push({ metric: M.orderSize, values: t, value: scaleDown(size, market.positionDecimalPlaces) });
-    out.push({ metric: M.orderRemaining, values: t, value: scaleDown(remaining, market.positionDecimalPlaces) });
-    if (price !== undefined) out.push({ metric: M.orderPrice, values: t, value: scaleDown(price, market.decimalPlaces) });
+    out.push({ metric: M.orderSize, values: t, value: scaleExact(size, market.positionDecimalPlaces) });
+    out.push({ metric: M.orderRemaining, values: t, value: scaleExact(remaining, market.positionDecimalPlaces) });
+    if (price !== undefined) out.push({ metric: M.orderPrice, values: t, value: scaleExact(price, market.decimalPlaces) });
   }
   out.push({ metric: M.orderVersion, values: t, value: latestVersion });
   for (const [ev, field] of [['created', 'createdAt'], ['updated', 'updatedAt'], ['expires', 'expiresAt']] as const) {

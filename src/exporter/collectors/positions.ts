@@ -7,10 +7,10 @@
 import { z } from 'zod';
 import { M } from '../exposition/catalogue.js';
 import { HEX64, hex64, partyId, timing } from '../config/fields.js';
-import { amount, enumValue, i64, id, obj, unixNsSeconds } from '../upstream/convert.js';
+import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/render.js';
-import { oneHot, scaleDown } from '../upstream/scale.js';
+import { oneHot } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector, watchesListedIds } from './define.js';
@@ -52,7 +52,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
   const out: Sample[] = [];
   // Unset ("") amounts and values beyond float64's range are absent, never 0 or Inf.
   const push = (metric: Sample['metric'], values: string[], raw: bigint | string | undefined, decimals: number): void => {
-    const value = raw === undefined ? NaN : scaleDown(raw, decimals);
+    const value = raw === undefined ? NaN : scaleExact(raw, decimals);
     if (Number.isFinite(value)) out.push({ metric, values, value });
   };
   if (market) {

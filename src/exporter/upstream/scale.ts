@@ -1,10 +1,4 @@
-/** Decimal scaling of integer amounts, exact on the decimal text until the one final float. */
-import { scaleExact } from './convert.js';
-
-/** value / 10^decimals; decimals may be negative (a position scale of -2 means hundreds). */
-export function scaleDown(value: bigint | string, decimals: number): number {
-  return scaleExact(value, decimals);
-}
+/** Enum-valued labels: one-hot series with a bounded set of unknown values. */
 
 /** Unknown values an enum-valued label takes by name (per poll) before the rest share `other`. */
 export const MAX_UNKNOWN_ENUM_VALUES = 8;

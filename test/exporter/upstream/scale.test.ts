@@ -1,8 +1,9 @@
 /** Decimal scaling: expected values are hand-written decimal strings turned into floats once. */
 import { describe, expect, it } from 'vitest';
-import { oneHot, scaleDown } from '../../../src/exporter/upstream/scale.js';
+import { scaleExact as scaleDown } from '../../../src/exporter/upstream/convert.js';
+import { oneHot } from '../../../src/exporter/upstream/scale.js';
 
-describe('scaleDown', () => {
+describe('scaleExact', () => {
   it('positive decimals divide by 10^decimals, signs included', () => {
     expect(scaleDown(123456n, 2)).toBe(1234.56);
     expect(scaleDown(5n, 3)).toBe(0.005);
