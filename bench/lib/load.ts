@@ -36,8 +36,23 @@ export function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
+export interface Latency {
+  p50ms: number;
+  p99ms: number;
+  max: number;
+  n: number;
+  /** Every latency, sorted (to pool windows). */
+  samples: number[];
+}
+
+/** Percentiles of latencies pooled from several windows. */
+export function pooled(windows: readonly Latency[]): Latency {
+  const samples = windows.flatMap((w) => w.samples).sort((a, b) => a - b);
+  return { p50ms: quantile(samples, 0.5), p99ms: quantile(samples, 0.99), max: samples[samples.length - 1] ?? NaN, n: samples.length, samples };
+}
+
 /** One scrape every `everyMs` for `seconds` (open loop, like Prometheus): latency percentiles. */
-export async function sampleLatency(url: string, seconds: number, everyMs: number): Promise<{ p50ms: number; p99ms: number; max: number; n: number }> {
+export async function sampleLatency(url: string, seconds: number, everyMs: number): Promise<Latency> {
   const lat: number[] = [];
   const inflight: Promise<void>[] = [];
   const end = performance.now() + seconds * 1000;
@@ -53,5 +68,5 @@ export async function sampleLatency(url: string, seconds: number, everyMs: numbe
   }
   await Promise.all(inflight);
   lat.sort((a, b) => a - b);
-  return { p50ms: quantile(lat, 0.5), p99ms: quantile(lat, 0.99), max: lat[lat.length - 1] ?? NaN, n: lat.length };
+  return { p50ms: quantile(lat, 0.5), p99ms: quantile(lat, 0.99), max: lat[lat.length - 1] ?? NaN, n: lat.length, samples: lat };
 }

@@ -13,6 +13,7 @@ import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { GcHint } from './process/gc-hint.js';
 import { PacerRegistry } from './upstream/pace.js';
+import { Limiter } from './schedule/limiter.js';
 import type { Logger } from './process/logger.js';
 import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
@@ -23,6 +24,8 @@ export { VERSION } from './process/version.js';
 
 /** Above this heap a forced collection would pause scrapes noticeably (docs/performance.md). */
 const SERVING_THREAD_GC_MAX_HEAP = 64 * 2 ** 20;
+/** First polls in flight at once: enough to hide upstream latency, few enough to keep event-loop turns short. */
+const FIRST_POLLS_AT_ONCE = 64;
 
 /** Settings that a reload applies without rebuilding the runtimes. */
 const LIVE_SETTINGS = ['targets', 'discovery', 'shard', 'web', 'log'] as const;
@@ -47,7 +50,7 @@ export class Exporter {
     this.store.gcHint = new GcHint({ maxHeapBytes: isMainThread ? SERVING_THREAD_GC_MAX_HEAP : Infinity });
     this.applyLimits(config);
     this.store.onTruncated = (bytes) => this.log.warn({ code: 'BODY_LIMIT', bytes, limit: this.config.limits.metrics_body_bytes }, '/metrics reached limits.metrics_body_bytes: later families are left out'); 
-    this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry() };
+    this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, (name) => this.fleet.targets.get(name));
   }

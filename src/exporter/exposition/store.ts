@@ -35,6 +35,9 @@ function encode(k: StoreKey): string {
   return k.meta ? `${base}\u0000meta` : base;
 }
 
+/** The scope a key belongs to (its target, its network, or the exporter). */
+const scopeOf = (k: StoreKey): string => `${k.scope}\u0000${k.id}`;
+
 interface Entry {
   key: StoreKey;
   fragments: Map<MetricDef, string>;
@@ -47,6 +50,11 @@ interface Entry {
 
 export class SeriesStore {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Series lines of the data (not meta) entries per scope, kept as entries change: every poll asks
+   * for its scope's count (the series limit), and walking every entry for it was quadratic in targets.
+   */
+  private readonly scopeLines = new Map<string, number>();
   private body: Buffer | undefined;
   private gz: Buffer | undefined;
   /** Families in exposition order (the catalogue). */
@@ -78,21 +86,42 @@ export class SeriesStore {
       chars += text.length;
       lines += countLines(text);
     }
-    this.entries.set(encode(key), { key, fragments: f, lines, updatedAt, maxAgeMs });
+    const code = encode(key);
+    const old = this.entries.get(code);
+    if (old) this.count(old, -1);
+    const entry: Entry = { key, fragments: f, lines, updatedAt, maxAgeMs };
+    this.entries.set(code, entry);
+    this.count(entry, 1);
     this.nextExpiry = Math.min(this.nextExpiry, updatedAt + maxAgeMs);
     this.invalidate();
     this.gcHint?.note(chars);
   }
 
   delete(key: StoreKey): void {
-    if (this.entries.delete(encode(key))) this.invalidate();
+    const code = encode(key);
+    const old = this.entries.get(code);
+    if (!old) return;
+    this.entries.delete(code);
+    this.count(old, -1);
+    this.invalidate();
+  }
+
+  private count(e: Entry, sign: 1 | -1): void {
+    if (e.key.meta || e.lines === 0) return;
+    const k = scopeOf(e.key);
+    const n = (this.scopeLines.get(k) ?? 0) + sign * e.lines;
+    if (n === 0) this.scopeLines.delete(k);
+    else this.scopeLines.set(k, n);
   }
 
   /** Remove every entry whose key passes `drop`. */
   deleteWhere(drop: (key: StoreKey) => boolean): void {
     let any = false;
     for (const [k, e] of this.entries) {
-      if (drop(e.key)) any = this.entries.delete(k) || any;
+      if (!drop(e.key)) continue;
+      this.entries.delete(k);
+      this.count(e, -1);
+      any = true;
     }
     if (any) this.invalidate();
   }
@@ -105,6 +134,7 @@ export class SeriesStore {
     for (const [k, e] of this.entries) {
       if (now - e.updatedAt > e.maxAgeMs) {
         this.entries.delete(k);
+        this.count(e, -1);
         dropped.push(e.key);
       } else next = Math.min(next, e.updatedAt + e.maxAgeMs);
     }
@@ -196,11 +226,8 @@ export class SeriesStore {
 
   /** Series lines of the data entries in the scope of `key` (same scope and id), other than `key`'s own. */
   linesIn(key: StoreKey): number {
-    let n = 0;
-    for (const e of this.entries.values()) {
-      if (e.key.scope === key.scope && e.key.id === key.id && !e.key.meta && e.key.source !== key.source) n += e.lines;
-    }
-    return n;
+    const own = this.entries.get(encode({ ...key, meta: false }));
+    return (this.scopeLines.get(scopeOf(key)) ?? 0) - (own?.lines ?? 0);
   }
 
   /** Number of series lines (for self-metrics and benchmarks). */

@@ -5,6 +5,7 @@ import type { SeriesStore } from '../exposition/store.js';
 import type { Logger } from '../process/logger.js';
 import { CollectorRunner, type Candidate } from '../schedule/runner.js';
 import { runnerSettings } from '../schedule/settings.js';
+import type { Limiter } from '../schedule/limiter.js';
 import { Directory } from '../upstream/directory.js';
 import type { PacerRegistry } from '../upstream/pace.js';
 
@@ -17,6 +18,8 @@ export interface RuntimeContext {
   collectors: readonly AnyCollectorModule[];
   /** Pacing and back-off per upstream host and port, shared by polls and probes. */
   pacers?: PacerRegistry;
+  /** Takes every runner's first poll a few at a time (schedule/limiter.ts). */
+  firstPolls?: Limiter;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */
@@ -25,5 +28,5 @@ export function runnersFor(scope: Scope, scopeValue: string, ctx: RuntimeContext
   const deps = { directory: new Directory(), seriesLimit: scope === 'node' ? limits.series_per_target : limits.series_per_network };
   return ctx.collectors
     .filter((m) => m.scope === scope && isEnabled(ctx.config, m))
-    .map((m) => new CollectorRunner({ scopeValue, collector: m, instance: m.create(settingsOf(ctx.config, m), deps), candidates, store: ctx.store, settings: runnerSettings(ctx.config, m), log: ctx.log, onApplied }));
+    .map((m) => new CollectorRunner({ scopeValue, collector: m, instance: m.create(settingsOf(ctx.config, m), deps), candidates, store: ctx.store, settings: runnerSettings(ctx.config, m), log: ctx.log, onApplied, firstPolls: ctx.firstPolls }));
 }

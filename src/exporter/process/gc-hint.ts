@@ -18,6 +18,11 @@ import { getHeapStatistics } from 'node:v8';
 export interface GcHintOptions {
   /** Changed bytes of series text that justify a collection. */
   thresholdBytes: number;
+  /**
+   * Smaller changes are not counted: a thousand targets' small polls add up to the threshold every
+   * few seconds, and a forced collection of their large heap costs far more than it returns.
+   */
+  minChangeBytes: number;
   minIntervalMs: number;
   /** No collection while V8's heap holds more than this. */
   maxHeapBytes: number;
@@ -37,6 +42,7 @@ export class GcHint {
   constructor(options: Partial<GcHintOptions> = {}) {
     this.o = {
       thresholdBytes: 1 << 20,
+      minChangeBytes: 64 << 10,
       minIntervalMs: 5_000,
       maxHeapBytes: Infinity,
       gc: (globalThis as { gc?: () => void }).gc,
@@ -48,7 +54,7 @@ export class GcHint {
 
   /** Record a change of `bytes`; schedules a collection once enough has changed. */
   note(bytes: number): void {
-    if (this.o.gc === undefined) return;
+    if (this.o.gc === undefined || bytes < this.o.minChangeBytes) return;
     this.pending += bytes;
     if (this.pending < this.o.thresholdBytes || this.timer !== undefined) return;
     // A timer, not a call: the poll that reported the change still holds its garbage on the stack.

@@ -33,9 +33,11 @@ function gzipTransferable(plain: Buffer): ArrayBuffer {
 }
 
 // Coalesce bursts of changes (several collectors applying at once) into one publication, and
-// publish at most once per four times the last one's cost: each renders and gzips the whole body,
-// and with many targets changes arrive so often that this thread would otherwise spend its time
-// rendering instead of polling (polls then start late).
+// publish at most once a second and at most once per four times the last one's cost: each renders
+// and gzips the whole body, and with many targets changes arrive so often that this thread would
+// otherwise spend its time rendering instead of polling (polls then start late). A change after a
+// quiet second is published at once.
+const MIN_PUBLISH_INTERVAL_MS = 1000;
 let scheduled = false;
 let publishedAt = 0;
 let publishCostMs = 0;
@@ -49,7 +51,7 @@ function publish(): void {
     post({ type: 'snapshot', gzip, version: exporter.store.version, status: exporter.status(), pending: exporter.pending(), series: exporter.store.seriesCount() }, [gzip]);
     publishedAt = performance.now();
     publishCostMs = publishedAt - t0;
-  }, Math.max(20, publishedAt + 4 * publishCostMs - performance.now()));
+  }, Math.max(20, publishedAt + Math.max(MIN_PUBLISH_INTERVAL_MS, 4 * publishCostMs) - performance.now()));
 }
 exporter.store.onChange = publish;
 

@@ -14,6 +14,7 @@ import type { Logger } from '../process/logger.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import { spreadSchedule, stableOffset } from './cron.js';
 import { linkedSignal } from './deadline.js';
+import type { Limiter } from './limiter.js';
 
 export interface RunnerSettings {
   intervalMs: number;
@@ -64,6 +65,8 @@ export interface RunnerOptions {
   settings: RunnerSettings;
   log: Logger;
   onApplied?: (runner: CollectorRunner) => void;
+  /** Where the first poll waits its turn (many runners start at once); it runs at once without. */
+  firstPolls?: Limiter | undefined;
 }
 
 export class CollectorRunner {
@@ -96,7 +99,9 @@ export class CollectorRunner {
 
   /** Run now (readiness), then on the schedule at this runner's offset. */
   start(): void {
-    void this.runOnce();
+    // Skipped if a scheduled run or a probe came first while it waited.
+    const first = (): Promise<void> => (this.state.runs === 0 && !this.inFlight ? this.runOnce() : Promise.resolve());
+    void (this.o.firstPolls ? this.o.firstPolls.run(first) : first());
     const plan = spreadSchedule(this.settings.intervalMs, this.offsetMs);
     this.task = cron.schedule(plan?.expression ?? this.settings.cron, () => this.tick(plan?.delayMs ?? 0), {
       name: `${this.scopeValue}/${this.collector.name}`,

@@ -50,14 +50,16 @@ const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeA
 const JOIN_BELOW = 512 * 1024;
 
 interface Prepared {
-  key: string;
+  /** The versions of the polled body and of the self-metrics it was built from. */
+  polled: number;
+  self: number;
   parts: Buffer[];
   headers: Http.OutgoingHttpHeaders;
 }
 
 export class MetricsResponse {
-  private plain: Prepared = { key: '', parts: [], headers: {} };
-  private gzip: Prepared = { key: '', parts: [], headers: {} };
+  private plain: Prepared = { polled: -1, self: -1, parts: [], headers: {} };
+  private gzip: Prepared = { polled: -1, self: -1, parts: [], headers: {} };
 
   constructor(private readonly deps: Pick<ServerDeps, 'polled' | 'self'>) {}
 
@@ -65,12 +67,12 @@ export class MetricsResponse {
     const p = this.deps.polled();
     const s = this.deps.self;
     s.touch();
-    const key = `${p.version}/${s.version}`;
     const cached = gzip ? this.gzip : this.plain;
-    if (cached.key === key) return cached;
+    if (cached.polled === p.version && cached.self === s.version) return cached;
     const [a, b] = gzip ? [p.gzip, s.gzip] : [p.plain, s.plain];
     const prepared: Prepared = {
-      key,
+      polled: p.version,
+      self: s.version,
       parts: a.length + b.length < JOIN_BELOW ? [Buffer.concat([a, b])] : [a, b],
       headers: { ...(gzip ? GZIP_HEADERS : PLAIN_HEADERS), 'content-length': a.length + b.length },
     };
@@ -283,6 +285,8 @@ function guardConnections(server: Http.Server, max: number, reserved: number): v
       state.proven = true;
       unproven--;
     }
+    // /metrics and /healthz have answered by now: a listener per scrape only for the slower routes.
+    if (res.writableEnded) return;
     state.idle = false;
     res.once('close', () => {
       state.idle = true;

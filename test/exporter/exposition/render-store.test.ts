@@ -42,3 +42,29 @@ describe('store', () => {
     expect(s.render().toString()).toContain('vega_collector_success');
   });
 });
+
+describe('store: series per scope (the series limit)', () => {
+  const line = (target: string, n: number) => Array.from({ length: n }, (_, i) => ({ metric: M.peers, values: [`${target}-${i}`], value: 1 }));
+  it('counts the other data entries of the same scope, through replace, delete, deleteWhere and expiry', () => {
+    const store = new SeriesStore();
+    const key = (id: string, source: string, meta = false) => ({ scope: 'target' as const, id, source, ...(meta ? { meta } : {}) });
+    store.set(key('a', 'statistics'), line('a', 3), 0, Infinity);
+    store.set(key('a', 'consistency'), line('a', 2), 0, 1000);
+    store.set(key('a', 'statistics', true), line('a', 7), 0, Infinity); // meta: not counted
+    store.set(key('b', 'statistics'), line('b', 5), 0, Infinity); // another scope
+    store.set({ scope: 'network', id: 'a', source: 'markets' }, line('n', 4), 0, Infinity); // same id, other scope
+    expect(store.linesIn(key('a', 'statistics'))).toBe(2);
+    expect(store.linesIn(key('a', 'consistency'))).toBe(3);
+    expect(store.linesIn(key('a', 'datanode_info'))).toBe(5);
+    store.set(key('a', 'consistency'), line('a', 6), 0, 1000); // replaced, not added
+    expect(store.linesIn(key('a', 'statistics'))).toBe(6);
+    store.delete(key('a', 'statistics'));
+    expect(store.linesIn(key('a', 'consistency'))).toBe(0);
+    expect(store.linesIn(key('a', 'statistics'))).toBe(6);
+    store.expire(5000); // consistency's max age has passed
+    expect(store.linesIn(key('a', 'statistics'))).toBe(0);
+    store.deleteWhere((k) => k.id === 'b');
+    expect(store.linesIn(key('b', 'consistency'))).toBe(0);
+    expect(store.linesIn({ scope: 'network', id: 'a', source: 'market_data' })).toBe(4);
+  });
+});

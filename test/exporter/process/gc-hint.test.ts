@@ -9,7 +9,11 @@ describe('GcHint', () => {
 
   it('collects once enough has changed, after the caller returns, at most once per interval', () => {
     const gc = vi.fn();
-    const hint = new GcHint({ thresholdBytes: 1000, minIntervalMs: 5000, gc, now: () => Date.now() });
+    const hint = new GcHint({ thresholdBytes: 1000, minChangeBytes: 100, minIntervalMs: 5000, gc, now: () => Date.now() });
+    hint.note(99);
+    hint.note(99);
+    vi.advanceTimersByTime(10);
+    expect(gc).not.toHaveBeenCalled(); // small changes are not counted
     hint.note(600);
     vi.advanceTimersByTime(10);
     expect(gc).not.toHaveBeenCalled(); // below the threshold
@@ -27,12 +31,12 @@ describe('GcHint', () => {
   });
 
   it('does nothing without gc, and cancel drops a scheduled collection', () => {
-    const none = new GcHint({ thresholdBytes: 1, gc: undefined });
+    const none = new GcHint({ thresholdBytes: 1, minChangeBytes: 0, gc: undefined });
     none.note(10);
     vi.advanceTimersByTime(10_000);
     expect(none.runs).toBe(0);
     const gc = vi.fn();
-    const hint = new GcHint({ thresholdBytes: 1, gc });
+    const hint = new GcHint({ thresholdBytes: 1, minChangeBytes: 0, gc });
     hint.note(10);
     hint.cancel();
     vi.advanceTimersByTime(10_000);
@@ -42,7 +46,7 @@ describe('GcHint', () => {
   it('skips the collection while the heap is larger than allowed', () => {
     const gc = vi.fn();
     let heap = 100;
-    const hint = new GcHint({ thresholdBytes: 1, minIntervalMs: 0, maxHeapBytes: 50, gc, heapBytes: () => heap });
+    const hint = new GcHint({ thresholdBytes: 1, minChangeBytes: 0, minIntervalMs: 0, maxHeapBytes: 50, gc, heapBytes: () => heap });
     hint.note(10);
     vi.advanceTimersByTime(0);
     expect(gc).not.toHaveBeenCalled();

@@ -304,3 +304,43 @@ describe('start and stop', () => {
     expect(h.store.render().length).toBe(0);
   });
 });
+
+describe('first polls', () => {
+  it('take their turn through the limiter: at most its size in flight when many runners start at once', async () => {
+    const { Limiter } = await import('../../../src/exporter/schedule/limiter.js');
+    const limiter = new Limiter(3);
+    const store = new SeriesStore();
+    let active = 0;
+    let peak = 0;
+    let done = 0;
+    const runners = Array.from({ length: 30 }, (_, i) => {
+      const scope = `dn${i}`;
+      const r = new CollectorRunner({
+        scopeValue: scope,
+        collector: NODE,
+        instance: {
+          collect: async (ctx) => {
+            active += 1;
+            peak = Math.max(peak, active);
+            await new Promise((res) => setTimeout(res, 5));
+            active -= 1;
+            done += 1;
+            return { samples: [{ metric: M.peers, values: [ctx.target], value: 1 }] };
+          },
+        },
+        candidates: () => [candidate(scope)],
+        store,
+        // An hourly schedule: only the first polls run in this test.
+        settings: { ...SETTINGS, intervalMs: 3_600_000, cron: '0 0 * * * *' },
+        log: createLogger('info', new LogCapture()),
+        firstPolls: limiter,
+      });
+      stopping.push(r);
+      return r;
+    });
+    for (const r of runners) r.start();
+    await waitFor(() => done === 30, 5000);
+    expect(peak).toBe(3);
+    expect(runners.every((r) => r.state.runs === 1)).toBe(true);
+  });
+});
