@@ -9,7 +9,7 @@ interface Cell {
   value: (r: Results) => number | undefined;
   ok: (v: number) => boolean;
 }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+/** A results file as bench/run.ts writes it (read loosely: older files lack some sections). */
 type Results = any;
 
 const scrapeMin = (r: Results, small: boolean, key: string): number | undefined => {

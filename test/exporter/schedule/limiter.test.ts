@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Limiter } from '../../../src/exporter/schedule/limiter.js';
 
 describe('Limiter', () => {
-  it('runs at most max jobs at once, the rest in arrival order, and never more when a slot is handed over', async () => {
+  it('runs at most max jobs at once, the rest in arrival order', async () => {
     const limiter = new Limiter(2);
     let active = 0;
     let peak = 0;
@@ -23,7 +23,7 @@ describe('Limiter', () => {
     expect(order).toEqual([0, 1]);
     expect(limiter.queued).toBe(3);
     releases.shift()!();
-    // A newcomer arriving while the slot passes to job 2 waits behind the queue.
+    // A newcomer arriving while others wait goes behind them.
     const late = limiter.run(job(5));
     for (let k = 0; k < 10 && releases.length > 0; k++) {
       await new Promise((r) => setTimeout(r, 0));
