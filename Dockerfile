@@ -21,7 +21,7 @@ RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts --no
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 # A fixed mmap threshold keeps glibc from fragmenting its main heap (src/exporter/process/launch.ts).
-ENV MALLOC_MMAP_THRESHOLD_=131072
+ENV MALLOC_MMAP_THRESHOLD_=32768
 WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist

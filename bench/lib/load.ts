@@ -1,7 +1,7 @@
 /** Load and latency measurement: wrk for throughput, an open-loop sampler for scrape latency. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { request } from 'undici';
+import { fileURLToPath } from 'node:url';
 
 export interface LoadResult {
   rps: number;
@@ -51,22 +51,14 @@ export function pooled(windows: readonly Latency[]): Latency {
   return { p50ms: quantile(samples, 0.5), p99ms: quantile(samples, 0.99), max: samples[samples.length - 1] ?? NaN, n: samples.length, samples };
 }
 
-/** One scrape every `everyMs` for `seconds` (open loop, like Prometheus): latency percentiles. */
+/**
+ * One scrape every `everyMs` for `seconds` (open loop, like Prometheus): latency percentiles. The
+ * scrapes come from a process of their own (sampler.mjs): in this one, the benchmark's own
+ * collections and work showed up as scrape latency.
+ */
 export async function sampleLatency(url: string, seconds: number, everyMs: number): Promise<Latency> {
-  const lat: number[] = [];
-  const inflight: Promise<void>[] = [];
-  const end = performance.now() + seconds * 1000;
-  while (performance.now() < end) {
-    const t0 = performance.now();
-    inflight.push(
-      request(url, { headers: { 'accept-encoding': 'gzip' } }).then(async (r) => {
-        await r.body.arrayBuffer();
-        lat.push(performance.now() - t0);
-      }),
-    );
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  await Promise.all(inflight);
-  lat.sort((a, b) => a - b);
+  const sampler = fileURLToPath(new URL('./sampler.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [sampler, url, String(seconds), String(everyMs)], { maxBuffer: 64 << 20, timeout: (seconds + 60) * 1000 });
+  const lat = (JSON.parse(stdout) as number[]).sort((a, b) => a - b);
   return { p50ms: quantile(lat, 0.5), p99ms: quantile(lat, 0.99), max: lat[lat.length - 1] ?? NaN, n: lat.length, samples: lat };
 }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { LAUNCH_ENV, NODE_FLAGS } from '../../src/exporter/process/launch.js';
 
 export interface ExporterProcess {
   child: ChildProcess;
@@ -48,9 +49,9 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
   const dir = mkdtempSync(join(tmpdir(), 'dne-proc-'));
   const file = join(dir, 'config.yaml');
   writeFileSync(file, stringify({ web: { listen_address: '127.0.0.1:0' }, ...config }));
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc', ...(process.env.DNE_NODE_FLAGS ? process.env.DNE_NODE_FLAGS.split(' ') : []), `${dist}/exporter/cli.js`, '--config.file', file, ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.DNE_NODE_FLAGS ? process.env.DNE_NODE_FLAGS.split(' ') : []), `${dist}/exporter/cli.js`, '--config.file', file, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' },
+    env: { ...process.env, ...LAUNCH_ENV },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -15,6 +15,21 @@
  */
 import { getHeapStatistics } from 'node:v8';
 
+type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+/**
+ * A full collection that also gives emptied heap pages back. V8 12 (Node 22) and later take
+ * options: 'last-resort' follows the collection with a second, compacting one, without which the
+ * pages a large poll emptied stay committed and resident memory differs by several MiB from one
+ * start to the next (docs/performance.md, "Node 24"). V8 11 (Node 20) reads an options object as a
+ * request for a young-generation collection, so there it is called bare.
+ */
+export function compactingGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc, v8Version: string = process.versions.v8): (() => void) | undefined {
+  if (gc === undefined) return undefined;
+  if (Number(v8Version.split('.')[0]) < 12) return () => gc();
+  return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
 export interface GcHintOptions {
   /** Changed bytes of series text that justify a collection. */
   thresholdBytes: number;
@@ -45,7 +60,7 @@ export class GcHint {
       minChangeBytes: 64 << 10,
       minIntervalMs: 5_000,
       maxHeapBytes: Infinity,
-      gc: (globalThis as { gc?: () => void }).gc,
+      gc: compactingGc(),
       heapBytes: () => getHeapStatistics().used_heap_size,
       now: Date.now,
       ...options,

@@ -1,7 +1,36 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GcHint } from '../../../src/exporter/process/gc-hint.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { GcHint, compactingGc } from '../../../src/exporter/process/gc-hint.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
+
+describe('compactingGc', () => {
+  it('passes the last-resort options to V8 12 and later, and nothing to V8 11', () => {
+    const gc = vi.fn();
+    compactingGc(gc, '11.3.244.8-node.33')!();
+    expect(gc).toHaveBeenLastCalledWith();
+    compactingGc(gc, '13.6.233.17-node.40')!();
+    expect(gc).toHaveBeenLastCalledWith({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    expect(compactingGc(undefined)).toBeUndefined();
+  });
+
+  it("makes this Node's V8 run full collections, not a young-generation one", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const kinds: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) kinds.push((e as unknown as { detail: { kind: number } }).detail.kind);
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    compactingGc(gc)!();
+    await new Promise((r) => setTimeout(r, 50));
+    observer.disconnect();
+    expect(kinds.length).toBeGreaterThan(0);
+    expect(kinds.every((k) => k === constants.NODE_PERFORMANCE_GC_MAJOR)).toBe(true);
+  });
+});
 
 describe('GcHint', () => {
   beforeEach(() => vi.useFakeTimers());
