@@ -17,6 +17,11 @@ import { getHeapStatistics } from 'node:v8';
 
 type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
+/** V8's collector with `--expose-gc`, called bare: one full collection, no compaction asked for. */
+export function plainGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc): (() => void) | undefined {
+  return gc === undefined ? undefined : () => gc();
+}
+
 /**
  * A full collection that also gives emptied heap pages back. V8 12 (Node 22) and later take
  * options: 'last-resort' follows the collection with a second, compacting one, without which the
@@ -25,8 +30,7 @@ type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort'
  * request for a young-generation collection, so there it is called bare.
  */
 export function compactingGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc, v8Version: string = process.versions.v8): (() => void) | undefined {
-  if (gc === undefined) return undefined;
-  if (Number(v8Version.split('.')[0]) < 12) return () => gc();
+  if (gc === undefined || Number(v8Version.split('.')[0]) < 12) return plainGc(gc);
   return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
