@@ -45,10 +45,14 @@ export interface Latency {
   samples: number[];
 }
 
+function latencyOf(samples: number[]): Latency {
+  samples.sort((a, b) => a - b);
+  return { p50ms: quantile(samples, 0.5), p99ms: quantile(samples, 0.99), max: samples[samples.length - 1] ?? NaN, n: samples.length, samples };
+}
+
 /** Percentiles of latencies pooled from several windows. */
 export function pooled(windows: readonly Latency[]): Latency {
-  const samples = windows.flatMap((w) => w.samples).sort((a, b) => a - b);
-  return { p50ms: quantile(samples, 0.5), p99ms: quantile(samples, 0.99), max: samples[samples.length - 1] ?? NaN, n: samples.length, samples };
+  return latencyOf(windows.flatMap((w) => w.samples));
 }
 
 /**
@@ -59,6 +63,5 @@ export function pooled(windows: readonly Latency[]): Latency {
 export async function sampleLatency(url: string, seconds: number, everyMs: number): Promise<Latency> {
   const sampler = fileURLToPath(new URL('./sampler.mjs', import.meta.url));
   const { stdout } = await promisify(execFile)(process.execPath, [sampler, url, String(seconds), String(everyMs)], { maxBuffer: 64 << 20, timeout: (seconds + 60) * 1000 });
-  const lat = (JSON.parse(stdout) as number[]).sort((a, b) => a - b);
-  return { p50ms: quantile(lat, 0.5), p99ms: quantile(lat, 0.99), max: lat[lat.length - 1] ?? NaN, n: lat.length, samples: lat };
+  return latencyOf(JSON.parse(stdout) as number[]);
 }

@@ -17,8 +17,11 @@ import { getHeapStatistics } from 'node:v8';
 
 type V8Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
+/** The collector `--expose-gc` puts on the global object (undefined without the flag). */
+const exposedGc = (): V8Gc | undefined => (globalThis as { gc?: V8Gc }).gc;
+
 /** V8's collector with `--expose-gc`, called bare: one full collection, no compaction asked for. */
-export function plainGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc): (() => void) | undefined {
+export function plainGc(gc: V8Gc | undefined = exposedGc()): (() => void) | undefined {
   return gc === undefined ? undefined : () => gc();
 }
 
@@ -29,7 +32,7 @@ export function plainGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc)
  * start to the next (docs/performance.md, "Node 24"). V8 11 (Node 20) reads an options object as a
  * request for a young-generation collection, so there it is called bare.
  */
-export function compactingGc(gc: V8Gc | undefined = (globalThis as { gc?: V8Gc }).gc, v8Version: string = process.versions.v8): (() => void) | undefined {
+export function compactingGc(gc: V8Gc | undefined = exposedGc(), v8Version: string = process.versions.v8): (() => void) | undefined {
   if (gc === undefined || Number(v8Version.split('.')[0]) < 12) return plainGc(gc);
   return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
