@@ -5,7 +5,7 @@
  * Needs wrk (apt-get install -y wrk).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,7 +33,15 @@ const only = new Set(args.only ? args.only.split(',') : SECTIONS.filter((x) => !
 for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`bench: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
 const QUICK = args.quick;
 const TSX = ['--import', 'tsx'];
-const results: Record<string, unknown> = { quick: QUICK, marketData: MARKET_DATA, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, at: new Date().toISOString() };
+/** The kernel's TCP congestion control: with BBR, loopback latencies depend on how connections are reused (lib/sampler.mjs). */
+const tcpCongestion = ((): string | undefined => {
+  try {
+    return readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+})();
+const results: Record<string, unknown> = { quick: QUICK, marketData: MARKET_DATA, machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, tcpCongestion }, at: new Date().toISOString() };
 const log = (s: string): void => console.log(s);
 
 try {
@@ -157,14 +165,15 @@ async function scrapesDuringPolls(): Promise<void> {
   const target = QUICK ? 10_000 : 100_000;
   const markets = marketsFor(target);
   // The quick run's windows are short: idle and busy alternate, three rounds each, pooled, so that
-  // one run's ratio is not one window's luck.
-  const seconds = QUICK ? 5 : 20;
+  // one run's ratio is not one window's luck (at 5 s a window, p99 was the 8th-slowest of 750 scrapes
+  // and moved ±50% between runs; 10 s halves that).
+  const seconds = QUICK ? 10 : 20;
   const rounds = QUICK ? 3 : 1;
   // Each window's exporter is fresh: its first seconds of scrapes run while V8 still compiles the
   // serving path on the same two cores, with spikes in idle and busy windows alike. They are
   // scraped at the same rate first and not counted.
   const warmup = 3;
-  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop, after ${warmup} s of the same uncounted; ${rounds} × ${seconds} s per state${rounds > 1 ? ', alternating' : ''})`);
+  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop, after ${warmup} s of the same uncounted, each scrape on a new connection; a busy window first to warm the simulator, uncounted; ${rounds} × ${seconds} s per state${rounds > 1 ? ', alternating' : ''})`);
   const sim = await startSim(['--markets', String(markets), '--positions', '0']);
   log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy/idle | p99 busy/idle per round |');
   log('|---|---|---|---|---|---|---|---|');
@@ -181,6 +190,9 @@ async function scrapesDuringPolls(): Promise<void> {
     await ex.proc.stop();
     return { latency, polls };
   };
+  // The simulator is fresh too: the first busy window ran while V8 still compiled its markets
+  // path, and its p99 was twice the later rounds' in every run. One busy window first, not counted.
+  await window('1s', 'off');
   for (const single of [false, true]) {
     // Each mode by name: at the quick run's size `auto` would choose one thread for both rows.
     const mode = single ? 'single thread (polling_thread: off)' : 'polling thread (polling_thread: on)';

@@ -5,11 +5,24 @@
  * catalogue's families.
  */
 import { gzipSync } from 'node:zlib';
-import { Registry, collectDefaultMetrics, Gauge } from '../process/lean/prom-client.js';
+import { Registry, collectDefaultMetrics, defaultMetric, Gauge } from '../process/lean/prom-client.js';
+
+/**
+ * prom-client's default metrics that are left out. `gc` (nodejs_gc_duration_seconds) observes every
+ * garbage collection with a PerformanceObserver, which runs JavaScript on the serving thread after
+ * each one; under scrape load that thread collects its small young generation hundreds of times a
+ * second, and the observer cost a measurable share of /metrics throughput (docs/performance.md,
+ * "Choices").
+ */
+export const LEFT_OUT_DEFAULT_METRICS = ['gc'] as const;
 
 export function createSelfRegistry(version: string, seriesCount: () => number): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // As collectDefaultMetrics does it (the same precision default), less the ones left out.
+  const config = { register: registry, eventLoopMonitoringPrecision: 10 };
+  for (const name of collectDefaultMetrics.metricsList) {
+    if (!(LEFT_OUT_DEFAULT_METRICS as readonly string[]).includes(name)) defaultMetric(name)(registry, config);
+  }
   // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
   // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {

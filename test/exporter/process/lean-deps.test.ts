@@ -17,4 +17,9 @@ describe('lean dependency loaders', () => {
     expect(leanProm.Gauge).toBe(promClient.Gauge);
     expect(leanProm.collectDefaultMetrics).toBe(promClient.collectDefaultMetrics);
   });
+
+  it("load each of prom-client's default metrics by the name its entry point lists it under", () => {
+    expect(promClient.collectDefaultMetrics.metricsList).toContain('gc');
+    for (const name of promClient.collectDefaultMetrics.metricsList) expect(typeof leanProm.defaultMetric(name)).toBe('function');
+  });
 });

@@ -12,4 +12,14 @@ const load = createRequire(import.meta.url);
 export const Registry = load('prom-client/lib/registry.js') as typeof PromClient.Registry;
 export type Registry = PromClient.Registry;
 export const Gauge = load('prom-client/lib/gauge.js') as typeof PromClient.Gauge;
-export const collectDefaultMetrics = load('prom-client/lib/defaultMetrics.js') as typeof PromClient.collectDefaultMetrics;
+export const collectDefaultMetrics = load('prom-client/lib/defaultMetrics.js') as typeof PromClient.collectDefaultMetrics & { metricsList: string[] };
+
+type DefaultMetric = (registry: PromClient.Registry, config: PromClient.DefaultMetricsCollectorConfiguration<PromClient.RegistryContentType>) => void;
+
+/**
+ * prom-client's default metrics by name, each from its own module, as `collectDefaultMetrics`
+ * lists them (`metricsList`). Loaded one by one so that one of them can be left out.
+ */
+export function defaultMetric(name: string): DefaultMetric {
+  return load(`prom-client/lib/metrics/${name}.js`) as DefaultMetric;
+}
