@@ -26,8 +26,10 @@ function scrape() {
     const t0 = performance.now();
     let head = Buffer.alloc(0);
     let remaining = -1;
+    let finished = false;
     const done = () => {
       latencies.push(performance.now() - t0);
+      finished = true;
       sock.destroy();
       resolve();
     };
@@ -57,7 +59,7 @@ function scrape() {
     });
     sock.on('connect', () => sock.write(request));
     sock.on('error', reject);
-    sock.on('end', () => remaining > 0 && reject(new Error('connection closed before the body ended')));
+    sock.on('close', () => finished || reject(new Error('connection closed before the body ended')));
   });
 }
 
