@@ -165,8 +165,8 @@ async function scrapesDuringPolls(): Promise<void> {
   const target = QUICK ? 10_000 : 100_000;
   const markets = marketsFor(target);
   // The quick run's windows are short: idle and busy alternate, three rounds each, pooled, so that
-  // one run's ratio is not one window's luck (at 5 s a window, p99 was the 8th-slowest of 750 scrapes
-  // and moved ±50% between runs; 10 s halves that).
+  // one run's ratio is not one window's luck (at 5 s a window the idle p99 was the 8th-slowest of
+  // 750 scrapes and moved from 1.6 to 4.1 ms between runs; at 10 s it moved 1.8-2.2 ms).
   const seconds = QUICK ? 10 : 20;
   const rounds = QUICK ? 3 : 1;
   // Each window's exporter is fresh: its first seconds of scrapes run while V8 still compiles the
@@ -191,7 +191,8 @@ async function scrapesDuringPolls(): Promise<void> {
     return { latency, polls };
   };
   // The simulator is fresh too: the first busy window ran while V8 still compiled its markets
-  // path, and its p99 was twice the later rounds' in every run. One busy window first, not counted.
+  // path, and the first round's ratio was 2.1-2.6 in three runs where the later rounds' were
+  // 0.7-1.2 but one. One busy window first, not counted.
   await window('1s', 'off');
   for (const single of [false, true]) {
     // Each mode by name: at the quick run's size `auto` would choose one thread for both rows.
