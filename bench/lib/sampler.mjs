@@ -9,9 +9,9 @@
 // holds a response for 20-45 ms while both processes sleep (docs/performance.md, "Scrapes while
 // polls are applied": how latency is sampled).
 //
-// Plain sockets reading into one reused buffer, not node:http: at 50 scrapes a second of a
-// 170 KiB body, node:http's per-chunk buffers kept this process's own collector busy for
-// milliseconds at a time, and a scrape that ended meanwhile was counted that much slower.
+// Plain sockets reading into one reused buffer, not node:http: with node:http, at 50 scrapes a
+// second of a 170 KiB body, this process was itself busy for 3-7 ms during several of the slowest
+// scrapes (perf sched), and a scrape that ended meanwhile was counted that much slower.
 import net from 'node:net';
 
 const [url, seconds, everyMs] = [new URL(process.argv[2]), Number(process.argv[3]), Number(process.argv[4])];
@@ -19,6 +19,7 @@ const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: 
 const latencies = [];
 const inflight = [];
 const END_OF_HEAD = Buffer.from('\r\n\r\n');
+const MAX_HEAD = 64 * 1024;
 
 /** One scrape: the time from connecting to the last byte of the body (Content-Length). */
 function scrape() {
@@ -33,6 +34,11 @@ function scrape() {
       sock.destroy();
       resolve();
     };
+    const fail = (err) => {
+      finished = true;
+      sock.destroy();
+      reject(err);
+    };
     const sock = net.connect({
       host: url.hostname,
       port: Number(url.port),
@@ -45,11 +51,12 @@ function scrape() {
             // Until the head is complete (it is a few hundred bytes, almost always in the first read).
             head = Buffer.concat([head, buf.subarray(0, n)]);
             const end = head.indexOf(END_OF_HEAD);
+            if (end < 0 && head.length > MAX_HEAD) return void fail(new Error(`no end of the response head in ${head.length} bytes`));
             if (end < 0) return true;
             const text = head.subarray(0, end).toString('latin1');
-            if (!/^HTTP\/1\.1 200 /.test(text)) return void reject(new Error(`status: ${text.split('\r\n')[0]}`));
+            if (!/^HTTP\/1\.1 200 /.test(text)) return void fail(new Error(`status: ${text.split('\r\n')[0]}`));
             const length = /\r\ncontent-length: *(\d+)/i.exec(text);
-            if (!length) return void reject(new Error('no content-length'));
+            if (!length) return void fail(new Error('no content-length'));
             remaining = Number(length[1]) - (head.length - end - 4);
           }
           if (remaining <= 0) done();
@@ -58,8 +65,8 @@ function scrape() {
       },
     });
     sock.on('connect', () => sock.write(request));
-    sock.on('error', reject);
-    sock.on('close', () => finished || reject(new Error('connection closed before the body ended')));
+    sock.on('error', fail);
+    sock.on('close', () => finished || fail(new Error('connection closed before the body ended')));
   });
 }
 
