@@ -68,9 +68,11 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 
 type Mode = 'auto' | 'on' | 'off';
 
-async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }): Promise<{ proc: Proc; url: string; startupMs: number }> {
+async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }, othersInterval?: string): Promise<{ proc: Proc; url: string; startupMs: number }> {
   // market_data (unless --market-data) and network_data are off: the rows are sized by the markets collector's series
   // (market_data would add ~40 a market and move every row's size); its own cost is in docs/performance.md.
+  // othersInterval: the other default collectors' schedule (their own defaults when not given).
+  const others = othersInterval ? ['statistics', 'network_history', 'datanode_info', 'history_segments', 'key_rotations'].map((c) => `  ${c}: {interval: ${othersInterval}}\n`).join('') : '';
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
   mkdirSync(dir, { recursive: true });
@@ -84,7 +86,7 @@ collectors:
   consistency: {enabled: false}
   market_data: {enabled: ${MARKET_DATA}}
   network_data: {enabled: false}
-`);
+${others}`);
   const t0 = performance.now();
   // As the bin, the image and npm start run it (src/exporter/process/launch.ts).
   const proc = start(process.execPath, [...launch.flags, 'dist/exporter/cli.js', '--config.file', cfg], launch.env);
@@ -126,14 +128,23 @@ async function scrapeCost(): Promise<void> {
     await new Promise((r) => setTimeout(r, QUICK ? 1000 : 3000));
     const rssOf = async (): Promise<number> => Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(`${ex.url}/metrics`)).text())?.[1]) / 2 ** 20;
     const rssIdle = await rssOf();
+    // Each server is loaded for 1 s, uncounted, as soon as it is up: on Node 20 a server left idle
+    // after start-up before its first load stays slower per request for good (V8's memory reducer
+    // collects while it idles; docs/performance.md, "Node 20: an idle start"), so without this the
+    // cells compared servers by their start-up histories, not by their work.
+    const warm = (url: string): Promise<LoadResult> => wrk(url, 16, 1, true);
+    await warm(`${ex.url}/metrics`);
     const body = await (await fetch(`${ex.url}/metrics`)).text();
     const series = body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
     const file = join(tmpdir(), `dne-bench-body-${target}.txt`);
     writeFileSync(file, body);
     const raw = await startBaseline('bench/servers/raw.ts', file);
+    await warm(raw.url);
     // The same bare server under the exporter's launch flags: what those flags cost per request.
     const rawShipped = await startBaseline('bench/servers/raw.ts', file, { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } });
+    await warm(rawShipped.url);
     const pc = await startBaseline('bench/servers/promclient.ts', file);
+    await warm(pc.url);
     for (const conc of [1, 16]) {
       for (const gzip of [false, true]) {
         // Interleave the three servers so machine noise hits them alike.
@@ -173,22 +184,29 @@ async function scrapesDuringPolls(): Promise<void> {
   // serving path on the same two cores, with spikes in idle and busy windows alike. They are
   // scraped at the same rate first and not counted.
   const warmup = 3;
-  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop, after ${warmup} s of the same uncounted, each scrape on a new connection; a busy window first to warm the simulator, uncounted; ${rounds} × ${seconds} s per state${rounds > 1 ? ', alternating' : ''})`);
+  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop, after ${warmup} s of the same uncounted, each scrape on a new connection; every other collector hourly; a busy window first to warm the simulator, uncounted; ${rounds} × ${seconds} s per state${rounds > 1 ? ', alternating' : ''})`);
   const sim = await startSim(['--markets', String(markets), '--positions', '0']);
   log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy/idle | p99 busy/idle per round |');
   log('|---|---|---|---|---|---|---|---|');
   const out: Record<string, unknown> = { series: target };
-  const marketPolls = async (url: string): Promise<number> =>
-    Number(/^vega_upstream_requests_total\{target="bench",endpoint="markets",status="200"\} (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
-  /** One window of scrapes against a fresh exporter; the markets polls it saw. */
-  const window = async (interval: string, mode: Mode): Promise<{ latency: Latency; polls: number }> => {
-    const ex = await startExporterProc(sim.url, markets, interval, mode);
+  /** Upstream requests so far: to the markets endpoint, and to every other. */
+  const upstream = async (url: string): Promise<{ markets: number; others: number }> => {
+    const n = { markets: 0, others: 0 };
+    for (const m of (await (await fetch(`${url}/metrics`)).text()).matchAll(/^vega_upstream_requests_total\{target="bench",endpoint="([^"]+)",status="[^"]+"\} (\d+)$/gm)) n[m[1] === 'markets' ? 'markets' : 'others'] += Number(m[2]);
+    return n;
+  };
+  /** One window of scrapes against a fresh exporter; the markets polls and other requests it saw. */
+  const window = async (interval: string, mode: Mode): Promise<{ latency: Latency; polls: number; others: number }> => {
+    // Every other collector hourly, in both states: idle then means no poll at all, and busy the
+    // markets polls alone (with their default schedules, statistics and network history polled
+    // inside a window or not depending on its start, and the idle p99 moved 21% between runs).
+    const ex = await startExporterProc(sim.url, markets, interval, mode, undefined, '1h');
     await sampleLatency(`${ex.url}/metrics`, warmup, 20);
-    const before = await marketPolls(ex.url);
+    const before = await upstream(ex.url);
     const latency = await sampleLatency(`${ex.url}/metrics`, seconds, 20);
-    const polls = (await marketPolls(ex.url)) - before;
+    const after = await upstream(ex.url);
     await ex.proc.stop();
-    return { latency, polls };
+    return { latency, polls: after.markets - before.markets, others: after.others - before.others };
   };
   // The simulator is fresh too: the first busy window ran while V8 still compiled its markets
   // path, and the first round's ratio was 2.1-2.6 in three runs where the later rounds' were
@@ -201,22 +219,24 @@ async function scrapesDuringPolls(): Promise<void> {
     const busyW: Latency[] = [];
     let idlePolls = 0;
     let polls = 0;
+    let others = 0;
     for (let r = 0; r < rounds; r++) {
-      // Idle: markets hourly. A 1m interval would poll at its offset within the next minute, inside
-      // the window one run in three.
+      // Idle: markets hourly too. A 1m interval would poll at its offset within the next minute,
+      // inside the window one run in three.
       const i = await window('1h', single ? 'off' : 'on');
       const b = await window('1s', single ? 'off' : 'on');
       idleW.push(i.latency);
       busyW.push(b.latency);
       idlePolls += i.polls;
       polls += b.polls;
+      others += i.others + b.others;
     }
     const idle = pooled(idleW);
     const busy = pooled(busyW);
     const perRound = busyW.map((b, k) => b.p99ms / idleW[k]!.p99ms);
     const strip = ({ samples: _s, ...rest }: Latency) => rest;
-    out[single ? 'singleThread' : 'threaded'] = { idle: strip(idle), busy: strip(busy), ratioP99: busy.p99ms / idle.p99ms, ratioPerRound: perRound, marketPolls: polls, idleMarketPolls: idlePolls };
-    log(`| ${mode} | idle (${idlePolls} markets polls in the windows) | ${idle.n} | ${fmt(idle.p50ms, 2)} | ${fmt(idle.p99ms, 2)} | ${fmt(idle.max, 1)} | | |`);
+    out[single ? 'singleThread' : 'threaded'] = { idle: strip(idle), busy: strip(busy), ratioP99: busy.p99ms / idle.p99ms, ratioPerRound: perRound, marketPolls: polls, idleMarketPolls: idlePolls, otherRequests: others };
+    log(`| ${mode} | idle (${idlePolls} markets polls in the windows, ${others} other upstream requests in all windows) | ${idle.n} | ${fmt(idle.p50ms, 2)} | ${fmt(idle.p99ms, 2)} | ${fmt(idle.max, 1)} | | |`);
     log(`| ${mode} | markets polled every second (${polls} polls) | ${busy.n} | ${fmt(busy.p50ms, 2)} | ${fmt(busy.p99ms, 2)} | ${fmt(busy.max, 1)} | ${fmt(busy.p99ms / idle.p99ms, 2)} | ${perRound.map((x) => fmt(x, 2)).join(', ')} |`);
   }
   await sim.proc.stop();
