@@ -68,10 +68,16 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 
 type Mode = 'auto' | 'on' | 'off';
 
-async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', launch: { flags: string[]; env: Record<string, string> } = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }, othersInterval?: string): Promise<{ proc: Proc; url: string; startupMs: number }> {
+interface ExporterOptions {
+  /** How it is started (default: as shipped). */
+  launch?: { flags: string[]; env: Record<string, string> };
+  /** The other default collectors' schedule (their own defaults when not given). */
+  othersInterval?: string;
+}
+
+async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', { launch = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }, othersInterval }: ExporterOptions = {}): Promise<{ proc: Proc; url: string; startupMs: number }> {
   // market_data (unless --market-data) and network_data are off: the rows are sized by the markets collector's series
   // (market_data would add ~40 a market and move every row's size); its own cost is in docs/performance.md.
-  // othersInterval: the other default collectors' schedule (their own defaults when not given).
   const others = othersInterval ? ['statistics', 'network_history', 'datanode_info', 'history_segments', 'key_rotations'].map((c) => `  ${c}: {interval: ${othersInterval}}\n`).join('') : '';
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
@@ -202,7 +208,7 @@ async function scrapesDuringPolls(): Promise<void> {
     // Every other collector hourly, in both states: idle then means no poll at all, and busy the
     // markets polls alone (with their default schedules, statistics and network history polled
     // inside a window or not depending on its start, and the idle p99 moved 21% between runs).
-    const ex = await startExporterProc(sim.url, markets, interval, mode, undefined, '1h');
+    const ex = await startExporterProc(sim.url, markets, interval, mode, { othersInterval: '1h' });
     await sampleLatency(`${ex.url}/metrics`, warmup, 20);
     const before = await upstream(ex.url);
     const latency = await sampleLatency(`${ex.url}/metrics`, seconds, 20);
@@ -417,7 +423,7 @@ async function choices(): Promise<void> {
     const rss: number[] = [];
     const polls: number[] = [];
     for (let k = 0; k < starts; k++) {
-      const ex = await startExporterProc(sim.url, markets, '15s', 'off', v);
+      const ex = await startExporterProc(sim.url, markets, '15s', 'off', { launch: v });
       const first = await (await fetch(`${ex.url}/metrics`)).text();
       polls.push(Number(/^vega_network_collector_duration_seconds\{[^}]*collector="markets"[^}]*\} (\S+)$/m.exec(first)?.[1]) * 1000);
       if (body.length === 0) body = Buffer.from(first);
