@@ -45,8 +45,11 @@ if (files.length === 0) {
 console.log(`| run | Node | ${CELLS.map((c) => `${c.name} (${c.target})`).join(' | ')} | all met |`);
 console.log(`|---|---|${CELLS.map(() => '---|').join('')}---|`);
 let allRuns = true;
+/** The during-polls ratio of each run in order, to compare one run with the next on the same Node. */
+const during: { file: string; node: string; ratio: number | undefined; interval?: [number, number] }[] = [];
 for (const f of files) {
   const r: Results = JSON.parse(readFileSync(f, 'utf8'));
+  during.push({ file: f.split('/').pop()!, node: r.machine?.node ?? '?', ratio: r.duringPolls?.threaded?.ratioP99, interval: r.duringPolls?.threaded?.ratioP99Interval90 });
   let all = true;
   const cells = CELLS.map((c) => {
     const v = c.value(r);
@@ -60,5 +63,20 @@ for (const f of files) {
   });
   allRuns &&= all;
   console.log(`| ${f.split('/').pop()} | ${r.machine?.node ?? '?'} | ${cells.join(' | ')} | ${all ? 'yes' : '**no**'} |`);
+}
+// Not a target of docs/performance.md: how far one run's during-polls ratio is from the next run's
+// on the same Node, which should stay within 10% (in bold when it does not).
+const pairs = during.flatMap((d, k) => {
+  const prev = during[k - 1];
+  return prev && prev.node === d.node && prev.ratio !== undefined && d.ratio !== undefined ? [{ prev, d, change: d.ratio / prev.ratio - 1 }] : [];
+});
+if (pairs.length > 0) {
+  console.log('\n| during-polls ratio, one run to the next | Node | ratios [90% interval over rounds] | change |');
+  console.log('|---|---|---|---|');
+  const show = (x: (typeof during)[number]): string => `${x.ratio!.toFixed(2)}${x.interval ? ` [${x.interval[0].toFixed(2)}-${x.interval[1].toFixed(2)}]` : ''}`;
+  for (const { prev, d, change } of pairs) {
+    const pct = `${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)}%`;
+    console.log(`| ${prev.file} → ${d.file} | ${d.node} | ${show(prev)} → ${show(d)} | ${Math.abs(change) <= 0.1 ? pct : `**${pct}**`} |`);
+  }
 }
 process.exitCode = allRuns ? 0 : 1;

@@ -12,8 +12,8 @@ console.log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy / id
 console.log('|---|---|---|---|---|---|---|---|');
 for (const [k, name] of [['threaded', 'polling thread (`polling_thread: on`)'], ['singleThread', 'single thread (`polling_thread: off`)']] as const) {
   const x = d[k];
-  console.log(`| ${name} | idle (markets hourly; ${x.idleMarketPolls} polls in the windows) | ${x.idle.n} | ${n(x.idle.p50ms, 2)} | ${n(x.idle.p99ms, 2)} | ${n(x.idle.max, 1)} | | |`);
-  console.log(`| ${name} | markets polled every second (${x.marketPolls} polls) | ${x.busy.n} | ${n(x.busy.p50ms, 2)} | ${n(x.busy.p99ms, 2)} | ${n(x.busy.max, 1)} | ${n(x.ratioP99, 2)} | ${(x.ratioPerRound ?? []).map((v: number) => n(v, 2)).join(', ')} |`);
+  console.log(`| ${name} | idle (markets hourly or daily; ${x.idleMarketPolls} polls in the windows) | ${x.idle.n} | ${n(x.idle.p50ms, 2)} | ${n(x.idle.p99ms, 2)} | ${n(x.idle.max, 1)} | | |`);
+  console.log(`| ${name} | markets polled every second (${x.marketPolls} polls) | ${x.busy.n} | ${n(x.busy.p50ms, 2)} | ${n(x.busy.p99ms, 2)} | ${n(x.busy.max, 1)} | ${n(x.ratioP99, 2)}${x.ratioP99Interval90 ? ` [${n(x.ratioP99Interval90[0], 2)}–${n(x.ratioP99Interval90[1], 2)}]` : ''} | ${(x.ratioPerRound ?? []).map((v: number) => n(v, 2)).join(', ')} |`);
 }
 console.log();
 console.log('| collector | upstream | requests / poll | KiB / poll | CPU ms / poll |');

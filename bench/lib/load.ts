@@ -56,6 +56,30 @@ export function pooled(windows: readonly Latency[]): Latency {
 }
 
 /**
+ * How far a pooled p99 ratio (busy over idle) moves with the luck of the rounds: the 5th and 95th
+ * percentiles of the ratio over `draws` resamples of the rounds with replacement, each round's
+ * idle and busy windows kept together (they ran one after the other, under the same machine drift).
+ * Seeded, so one set of windows always gives the same interval.
+ */
+export function roundsInterval(idle: readonly Latency[], busy: readonly Latency[], draws = 1000): [number, number] {
+  let seed = 0x9e3779b9;
+  const next = (): number => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const ratios: number[] = [];
+  for (let d = 0; d < draws; d++) {
+    const pick = Array.from(idle, () => Math.floor(next() * idle.length));
+    ratios.push(pooled(pick.map((k) => busy[k]!)).p99ms / pooled(pick.map((k) => idle[k]!)).p99ms);
+  }
+  ratios.sort((a, b) => a - b);
+  return [quantile(ratios, 0.05), quantile(ratios, 0.95)];
+}
+
+/**
  * One scrape every `everyMs` for `seconds` (open loop, like Prometheus): latency percentiles. The
  * scrapes come from a process of their own (sampler.mjs): in this one, the benchmark's own
  * collections and work showed up as scrape latency.
