@@ -12,6 +12,8 @@ import { parseArgs } from 'node:util';
 import { Exporter } from '../src/exporter/exporter.js';
 import { KeyRotationsCollector } from '../src/exporter/collectors/key-rotations.js';
 import { MarketsCollector } from '../src/exporter/collectors/markets.js';
+import { COLLECTORS } from '../src/exporter/collectors/index.js';
+import { isEnabled } from '../src/exporter/collectors/define.js';
 import { Directory } from '../src/exporter/upstream/directory.js';
 import type { Collector } from '../src/exporter/collectors/types.js';
 import { configSchema } from '../src/exporter/config/schema.js';
@@ -68,6 +70,14 @@ async function startSim(extra: string[]): Promise<{ proc: Proc; url: string }> {
 
 type Mode = 'auto' | 'on' | 'off';
 
+/** Collectors the bench's exporter config sets itself; every other one a default config runs gets `othersInterval`. */
+const SET_IN_CONFIG = new Set(['markets', 'consistency', 'market_data', 'network_data']);
+/** From the registry, so that a collector added to the defaults is scheduled here too. */
+const OTHER_DEFAULT_COLLECTORS = ((): string[] => {
+  const defaults = configSchema.parse({ targets: [{ name: 'bench', url: 'http://127.0.0.1:1' }] });
+  return COLLECTORS.filter((m) => isEnabled(defaults, m) && !SET_IN_CONFIG.has(m.name)).map((m) => m.name);
+})();
+
 interface ExporterOptions {
   /** How it is started (default: as shipped). */
   launch?: { flags: string[]; env: Record<string, string> };
@@ -78,7 +88,7 @@ interface ExporterOptions {
 async function startExporterProc(simUrl: string, markets: number, marketsInterval: string, mode: Mode = 'auto', { launch = { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }, othersInterval }: ExporterOptions = {}): Promise<{ proc: Proc; url: string; startupMs: number }> {
   // market_data (unless --market-data) and network_data are off: the rows are sized by the markets collector's series
   // (market_data would add ~40 a market and move every row's size); its own cost is in docs/performance.md.
-  const others = othersInterval ? ['statistics', 'network_history', 'datanode_info', 'history_segments', 'key_rotations'].map((c) => `  ${c}: {interval: ${othersInterval}}\n`).join('') : '';
+  const others = othersInterval ? OTHER_DEFAULT_COLLECTORS.map((c) => `  ${c}: {interval: ${othersInterval}}\n`).join('') : '';
   const port = await freePort();
   const dir = join(tmpdir(), `dne-bench-${port}`);
   mkdirSync(dir, { recursive: true });
