@@ -35,4 +35,4 @@ ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "dist/exporter/cli.js", "healthcheck"]
 # node itself is PID 1's program (no npm, no shell), so SIGTERM reaches the exporter.
-ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--expose-gc", "--single-threaded-gc", "dist/exporter/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--expose-gc", "dist/exporter/cli.js"]

@@ -282,7 +282,7 @@ describe('launch settings (src/exporter/process/launch.ts)', () => {
 
   it('names what a process was started without', () => {
     expect(missingLaunchSettings([...NODE_FLAGS], { ...LAUNCH_ENV })).toEqual([]);
-    expect(missingLaunchSettings(['--expose-gc'], {})).toEqual(['--max-semi-space-size=1', '--optimize-for-size', '--single-threaded-gc', ...env]);
+    expect(missingLaunchSettings(['--expose-gc'], {})).toEqual(['--max-semi-space-size=1', '--optimize-for-size', ...env]);
   });
 });
 

@@ -5,11 +5,6 @@
  *   poll's allocation), and V8 told to favour memory over speed, which costs rendering time that
  *   the polling thread keeps off the scrape path at large sizes ("Choices": launch flags);
  * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts);
- * - `--single-threaded-gc`: each thread collects its own garbage. V8's collector threads are
- *   shared by the whole process and run at its priority, so a poll's collections on the polling
- *   thread would otherwise take both cores of a small machine beside the scrape being served, out
- *   of reach of the polling thread's lower priority (priority.ts; docs/performance.md, "Scrapes
- *   while polls are applied");
  * - a fixed 32 KiB mmap threshold: glibc otherwise raises it to the size of the last large block
  *   freed, so every later megabyte-sized body lands in the main heap, which fragments and never
  *   shrinks; and at 32 KiB rather than glibc's initial 128 KiB, the blocks V8's background threads
@@ -18,7 +13,7 @@
  * The bin's shebang, `npm start`, the image's ENTRYPOINT and ENV, and the benchmarks use exactly
  * these; test/kit/kit.test.ts checks that they agree.
  */
-export const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc', '--single-threaded-gc'] as const;
+export const NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc'] as const;
 export const LAUNCH_ENV = { MALLOC_MMAP_THRESHOLD_: '32768' } as const;
 
 /** The settings this process was started without (empty when started as shipped). */

@@ -2,7 +2,6 @@
  * The polling half of the threaded exporter: collectors, the store and all rendering run here, so
  * that parsing a large response or rendering 100,000 series never delays a scrape on the main
  * thread. After each change it posts the gzipped body to the main thread (transferred, not copied).
- * It runs at a lower CPU priority than the main thread (priority.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
@@ -10,7 +9,6 @@ import { Exporter } from '../exporter.js';
 import type { CliOptions } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from './logger.js';
-import { lowerThreadPriority } from './priority.js';
 import { BODY_GZIP } from '../exposition/store.js';
 import type { WorkerRequest, WorkerMessage } from './threaded.js';
 
@@ -18,8 +16,6 @@ const port = parentPort!;
 // The main thread validated the configuration; the worker loads the schema only to reload it.
 const { cli, config } = workerData as { cli: CliOptions; config: Config };
 const log = createLogger(config.log.level);
-const lowered = lowerThreadPriority();
-log.debug({ nice: lowered?.to }, lowered ? 'polling thread runs below the serving thread' : 'polling thread keeps the process priority');
 let load: ((c: CliOptions) => Config) | undefined;
 const exporter = new Exporter(config, log, () => {
   if (!load) throw new Error('configuration loader not ready');
