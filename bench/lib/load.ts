@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { Rng } from '../../src/simulator/rng.js';
 
 export interface LoadResult {
   rps: number;
@@ -62,17 +63,10 @@ export function pooled(windows: readonly Latency[]): Latency {
  * Seeded, so one set of windows always gives the same interval.
  */
 export function roundsInterval(idle: readonly Latency[], busy: readonly Latency[], draws = 1000): [number, number] {
-  let seed = 0x9e3779b9;
-  const next = (): number => {
-    // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const rng = new Rng(0x9e3779b9);
   const ratios: number[] = [];
   for (let d = 0; d < draws; d++) {
-    const pick = Array.from(idle, () => Math.floor(next() * idle.length));
+    const pick = Array.from(idle, () => rng.int(0, idle.length - 1));
     ratios.push(pooled(pick.map((k) => busy[k]!)).p99ms / pooled(pick.map((k) => idle[k]!)).p99ms);
   }
   ratios.sort((a, b) => a - b);
