@@ -11,7 +11,7 @@ import { SeriesStore } from './exposition/store.js';
 import { setLabelValueLimit } from './exposition/render.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
-import { GcHint, plainGc } from './process/gc-hint.js';
+import { GcHint, POLLING_HEAP_GROWTH_BUDGET, plainGc } from './process/gc-hint.js';
 import { PacerRegistry } from './upstream/pace.js';
 import { Limiter } from './schedule/limiter.js';
 import type { Logger } from './process/logger.js';
@@ -48,8 +48,9 @@ export class Exporter {
     this.store = new SeriesStore(catalogueOf(collectors));
     // On the serving thread a forced collection pauses scrapes: only while the heap is small. It
     // compacts there, where resident memory was measured to need it (docs/performance.md, "Node
-    // 24"); the polling thread keeps the plain one its during-polls figures were measured with.
-    this.store.gcHint = isMainThread ? new GcHint({ maxHeapBytes: SERVING_THREAD_GC_MAX_HEAP }) : new GcHint({ gc: plainGc() });
+    // 24"); the polling thread keeps the plain one its during-polls figures were measured with, and
+    // bounds its heap's growth itself (V8's is raised for it: gc-hint.ts, raiseHeapGrowth).
+    this.store.gcHint = isMainThread ? new GcHint({ maxHeapBytes: SERVING_THREAD_GC_MAX_HEAP }) : new GcHint({ gc: plainGc(), growthBudgetBytes: POLLING_HEAP_GROWTH_BUDGET });
     this.applyLimits(config);
     this.store.onTruncated = (bytes) => this.log.warn({ code: 'BODY_LIMIT', bytes, limit: this.config.limits.metrics_body_bytes }, '/metrics reached limits.metrics_body_bytes: later families are left out'); 
     this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };

@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
 import type { PolledBody } from '../web/server.js';
 import { startWeb, type WebAuth } from '../web/start.js';
+import { raiseHeapGrowth } from './gc-hint.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -79,6 +80,7 @@ class PollingThread {
   private readonly worker: Worker;
 
   constructor(workerData: unknown, log: Logger) {
+    raiseHeapGrowth();
     this.worker = startWorker(workerData);
     this.worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'snapshot') {

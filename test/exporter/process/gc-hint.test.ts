@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { GcHint, compactingGc } from '../../../src/exporter/process/gc-hint.js';
+import { GcHint, compactingGc, raiseHeapGrowth } from '../../../src/exporter/process/gc-hint.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
 
@@ -85,11 +85,56 @@ describe('GcHint', () => {
     expect(gc).toHaveBeenCalledTimes(1);
   });
 
+  it('with a growth budget, collects at once when the heap has grown past it, whatever the changes', () => {
+    const gc = vi.fn(() => void (heap = 30));
+    let heap = 30;
+    // Small changes only, far below the threshold: without the budget nothing would ever run.
+    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, minIntervalMs: 5000, growthBudgetBytes: 16, gc, heapBytes: () => heap });
+    hint.note(1); // the floor: 30
+    heap = 46;
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).not.toHaveBeenCalled(); // grown by 16, not more
+    heap = 47;
+    hint.note(1);
+    expect(gc).not.toHaveBeenCalled(); // never inside the caller
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1); // no interval to wait for
+    // The floor is the heap after that collection (30); V8's own collections lower it too.
+    heap = 20;
+    hint.note(1);
+    heap = 37;
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(2); // 17 over the lowered floor of 20, not 7 over 30
+  });
+
+  it('without the budget, heap growth alone schedules nothing', () => {
+    const gc = vi.fn();
+    let heap = 0;
+    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, gc, heapBytes: () => heap });
+    hint.note(1);
+    heap = 1e12;
+    hint.note(1);
+    vi.advanceTimersByTime(60_000);
+    expect(gc).not.toHaveBeenCalled();
+  });
+
   it('is told the size of the text each store change replaced', () => {
     const notes: number[] = [];
     const store = new SeriesStore();
     store.gcHint = { note: (n: number) => notes.push(n) } as unknown as GcHint;
     store.set({ scope: 'target', id: 'a', source: 'test' }, [{ metric: M.up, values: ['t1'], value: 1 }], 0, Infinity);
     expect(notes).toEqual([Buffer.byteLength('vega_up{target="t1"} 1\n')]);
+  });
+});
+
+describe('raiseHeapGrowth', () => {
+  it('raises V8\'s heap growth only when this process can collect on demand', () => {
+    const set = vi.fn();
+    expect(raiseHeapGrowth(undefined, set)).toBe(false);
+    expect(set).not.toHaveBeenCalled();
+    expect(raiseHeapGrowth(() => {}, set)).toBe(true);
+    expect(set).toHaveBeenCalledWith('--heap-growing-percent=300');
   });
 });
