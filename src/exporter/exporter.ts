@@ -49,7 +49,7 @@ export class Exporter {
     // On the serving thread a forced collection pauses scrapes: only while the heap is small. It
     // compacts there, where resident memory was measured to need it (docs/performance.md, "Node
     // 24"); the polling thread keeps the plain one its during-polls figures were measured with, and
-    // bounds its heap's growth itself (V8's is raised for it: gc-hint.ts, raiseHeapGrowth).
+    // bounds its heap's growth itself (V8's is raised, process-wide, when it starts: raiseHeapGrowth).
     this.store.gcHint = isMainThread ? new GcHint({ maxHeapBytes: SERVING_THREAD_GC_MAX_HEAP }) : new GcHint({ gc: plainGc(), growthBudgetBytes: POLLING_HEAP_GROWTH_BUDGET });
     this.applyLimits(config);
     this.store.onTruncated = (bytes) => this.log.warn({ code: 'BODY_LIMIT', bytes, limit: this.config.limits.metrics_body_bytes }, '/metrics reached limits.metrics_body_bytes: later families are left out'); 

@@ -4,7 +4,9 @@
  * - a 1 MiB young-generation semi-space (V8 would otherwise let it grow many times that under a
  *   poll's allocation), and V8 told to favour memory over speed, which costs rendering time that
  *   the polling thread keeps off the scrape path at large sizes ("Choices": launch flags);
- * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts);
+ * - `--expose-gc`, so that a poll that replaced megabytes of text is collected at once (gc-hint.ts),
+ *   and so that the polling thread can bound its heap, without which V8's heap growth is not raised
+ *   for it (gc-hint.ts, raiseHeapGrowth);
  * - a fixed 32 KiB mmap threshold: glibc otherwise raises it to the size of the last large block
  *   freed, so every later megabyte-sized body lands in the main heap, which fragments and never
  *   shrinks; and at 32 KiB rather than glibc's initial 128 KiB, the blocks V8's background threads

@@ -109,15 +109,73 @@ describe('GcHint', () => {
     expect(gc).toHaveBeenCalledTimes(2); // 17 over the lowered floor of 20, not 7 over 30
   });
 
+  it('measures the budget from the heap after the forced collection, however large that is', () => {
+    let heap = 30;
+    const gc = vi.fn(() => void (heap = 50)); // more is live after it than the floor before
+    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, growthBudgetBytes: 16, budgetCheckMs: 1e9, gc, heapBytes: () => heap });
+    hint.note(1);
+    heap = 47;
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1);
+    heap = 60; // 30 over the old floor, 10 over the new one
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1);
+  });
+
+  it('collects once for several changes over budget, ahead of a pending interval, and checks without changes', () => {
+    let heap = 10;
+    const gc = vi.fn(() => void (heap = 10));
+    const hint = new GcHint({ thresholdBytes: 100, minChangeBytes: 0, minIntervalMs: 5000, growthBudgetBytes: 16, budgetCheckMs: 1000, gc, heapBytes: () => heap, now: () => Date.now() });
+    hint.note(100); // the threshold path: due at once (no collection yet)
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(1);
+    hint.note(100); // due 5 s after that one
+    heap = 30;
+    hint.note(1);
+    hint.note(1);
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).toHaveBeenCalledTimes(2); // at once, once, and the pending one was replaced
+    vi.advanceTimersByTime(10_000);
+    expect(gc).toHaveBeenCalledTimes(2);
+    heap = 27; // no change noted: the periodic check finds it (its collection 1 ms later: a timer set within a tick)
+    vi.advanceTimersByTime(1001);
+    expect(gc).toHaveBeenCalledTimes(3);
+    hint.cancel(); // and after a cancel nothing more runs
+    heap = 100;
+    hint.note(1e9);
+    vi.advanceTimersByTime(10_000);
+    expect(gc).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not collect over budget while the heap is above its maximum, and waits for another budget', () => {
+    let heap = 10;
+    const gc = vi.fn();
+    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, maxHeapBytes: 20, growthBudgetBytes: 5, budgetCheckMs: 1e9, gc, heapBytes: () => heap });
+    hint.note(1);
+    heap = 21;
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(gc).not.toHaveBeenCalled();
+    heap = 25; // 4 over the new floor of 21
+    hint.note(1);
+    vi.advanceTimersByTime(0);
+    expect(hint.runs).toBe(0);
+  });
+
   it('without the budget, heap growth alone schedules nothing', () => {
     const gc = vi.fn();
     let heap = 0;
-    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, gc, heapBytes: () => heap });
+    const heapBytes = vi.fn(() => heap);
+    const hint = new GcHint({ thresholdBytes: 1e12, minChangeBytes: 1e9, budgetCheckMs: 10, gc, heapBytes });
     hint.note(1);
     heap = 1e12;
     hint.note(1);
     vi.advanceTimersByTime(60_000);
     expect(gc).not.toHaveBeenCalled();
+    expect(heapBytes).not.toHaveBeenCalled(); // not even sampled: no cost per change
   });
 
   it('is told the size of the text each store change replaced', () => {
