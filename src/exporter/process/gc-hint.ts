@@ -45,7 +45,7 @@ export function compactingGc(gc: V8Gc | undefined = exposedGc(), v8Version: stri
 
 /**
  * V8's heap growth for the threaded exporter, as a percentage: a heap may grow to four times its
- * live size before V8 collects it in full. Under `--optimize-for-size` V8 allows 1.1-1.3 times, and
+ * live size before V8 collects it in full. Under `--optimize-for-size` V8 allowed 1.1-1.4 times, and
  * a poll that replaces its series leaves more garbage than that, so the polling thread's heap was
  * collected in full after nearly every poll, on V8's collector threads, in the cores a scrape
  * needs (docs/performance.md, "Polls and V8's heap growth").
@@ -61,7 +61,7 @@ export const POLLING_HEAP_GROWTH_BUDGET = 16 * 2 ** 20;
  * allocates little that lives, and V8's memory reducer still shrinks it when it is quiet (not
  * measured over hours).
  */
-export function raiseHeapGrowth(gc: unknown = (globalThis as { gc?: unknown }).gc, set: (flags: string) => void = setFlagsFromString): boolean {
+export function raiseHeapGrowth(gc: unknown = exposedGc(), set: (flags: string) => void = setFlagsFromString): boolean {
   if (typeof gc !== 'function') return false;
   set(`--heap-growing-percent=${THREADED_HEAP_GROWING_PERCENT}`);
   return true;
