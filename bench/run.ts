@@ -193,8 +193,10 @@ async function scrapesDuringPolls(): Promise<void> {
   const markets = marketsFor(target);
   // A window's p99 is decided by a handful of scrapes (the few a second that meet a poll's burst
   // of work, and the machine's own hiccups), so a ratio of p99s is mostly sampling luck until a
-  // run holds minutes of each state; more scrapes a second barely help, the slow ones come in
-  // bursts (docs/performance.md, "Quick runs in a row with 30 s during-polls windows").
+  // run holds minutes of each state (docs/performance.md, "Quick runs in a row with 30 s
+  // during-polls windows"). Each scrape goes at a random moment of its 20 ms slot: on a fixed
+  // period the scrapes kept one phase to the once-a-second polls for a whole window
+  // (bench/lib/send-times.mjs).
   // The polling thread's ratio is the target: 8 × 30 s per state, alternating, pooled, with the
   // interval that resampling the rounds gives. The single thread is there to show what the thread
   // buys (its ratio is 10-30): one round of 10 s.
@@ -204,7 +206,7 @@ async function scrapesDuringPolls(): Promise<void> {
   // serving path on the same two cores, with spikes in idle and busy windows alike. They are
   // scraped at the same rate first and not counted.
   const warmup = 3;
-  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape every 20 ms, open loop, after ${warmup} s of the same uncounted, each scrape on a new connection; every other collector daily; a busy window first to warm the simulator, uncounted; ${roundsOf(false)} × ${secondsOf(false)} s per state with the polling thread and ${roundsOf(true)} × ${secondsOf(true)} s on one thread${roundsOf(false) > 1 ? ', alternating, pooled; in brackets the 90% interval of the ratio when the rounds are resampled' : ''})`);
+  log(`\n## Scrape latency while polls are applied (${target} series; one gzip scrape in every 20 ms at a random moment of it, open loop, after ${warmup} s of the same uncounted, each scrape on a new connection; every other collector daily; a busy window first to warm the simulator, uncounted; ${roundsOf(false)} × ${secondsOf(false)} s per state with the polling thread and ${roundsOf(true)} × ${secondsOf(true)} s on one thread${roundsOf(false) > 1 ? ', alternating, pooled; in brackets the 90% interval of the ratio when the rounds are resampled' : ''})`);
   const sim = await startSim(['--markets', String(markets), '--positions', '0']);
   log('| mode | state | scrapes | p50 ms | p99 ms | max ms | p99 busy/idle | p99 busy/idle per round |');
   log('|---|---|---|---|---|---|---|---|');

@@ -1,7 +1,8 @@
-// One scrape every EVERY_MS for SECONDS, open loop (like Prometheus: the next scrape does not wait
-// for the last), gzip; prints every latency in ms as a JSON array. A process of its own with
-// nothing else loaded, so that its own pauses (the bench process's collector, its other work) are
-// not counted as the server's. Usage: node sampler.mjs URL SECONDS EVERY_MS
+// One scrape in every EVERY_MS for SECONDS, each at a random moment of its slot (send-times.mjs says
+// why), open loop (like Prometheus: the next scrape does not wait for the last), gzip; prints every
+// latency in ms as a JSON array. A process of its own with nothing else loaded, so that its own
+// pauses (the bench process's collector, its other work) are not counted as the server's.
+// Usage: node sampler.mjs URL SECONDS EVERY_MS
 //
 // Each scrape on a connection of its own (Prometheus keeps one open, but scrapes it every 15 s,
 // not every 20 ms): where the kernel's congestion control is BBR (this machine's default) and the
@@ -13,6 +14,7 @@
 // second of a 170 KiB body, this process was itself busy for 3-7 ms during several of the slowest
 // scrapes (perf sched), and a scrape that ended meanwhile was counted that much slower.
 import net from 'node:net';
+import { stratified } from './send-times.mjs';
 
 const [url, seconds, everyMs] = [new URL(process.argv[2]), Number(process.argv[3]), Number(process.argv[4])];
 const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n`);
@@ -70,12 +72,12 @@ function scrape() {
   });
 }
 
-const end = performance.now() + seconds * 1000;
-let next = performance.now();
-while (performance.now() < end) {
+const start = performance.now();
+const sendAt = stratified(start, everyMs);
+const count = Math.round((seconds * 1000) / everyMs);
+for (let k = 0; k < count; k++) {
+  await new Promise((r) => setTimeout(r, Math.max(0, sendAt(k) - performance.now())));
   inflight.push(scrape());
-  next += everyMs;
-  await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
 }
 await Promise.all(inflight);
 process.stdout.write(JSON.stringify(latencies));
