@@ -260,7 +260,7 @@ async function scrapesDuringPolls(): Promise<void> {
     const perRound = busyW.map((b, k) => b.p99ms / idleW[k]!.p99ms);
     const interval = idleW.length > 1 ? roundsInterval(idleW, busyW) : undefined;
     const strip = ({ samples: _s, ...rest }: Latency) => rest;
-    out[single ? 'singleThread' : 'threaded'] = { idle: strip(idle), busy: strip(busy), ratioP99: busy.p99ms / idle.p99ms, ratioP99Interval90: interval, ratioPerRound: perRound, marketPolls: polls, idleMarketPolls: idlePolls, otherRequests: others };
+    out[single ? 'singleThread' : 'threaded'] = { idle: strip(idle), busy: strip(busy), ratioP99: busy.p99ms / idle.p99ms, ratioP99Interval90: interval, ratioPerRound: perRound, idleP99PerRound: idleW.map((w) => w.p99ms), busyP99PerRound: busyW.map((w) => w.p99ms), marketPolls: polls, idleMarketPolls: idlePolls, otherRequests: others };
     log(`| ${mode} | idle (${idlePolls} markets polls in the windows, ${others} other upstream requests in all windows) | ${idle.n} | ${fmt(idle.p50ms, 2)} | ${fmt(idle.p99ms, 2)} | ${fmt(idle.max, 1)} | | |`);
     log(`| ${mode} | markets polled every second (${polls} polls) | ${busy.n} | ${fmt(busy.p50ms, 2)} | ${fmt(busy.p99ms, 2)} | ${fmt(busy.max, 1)} | ${fmt(busy.p99ms / idle.p99ms, 2)}${interval ? ` [${fmt(interval[0], 2)}-${fmt(interval[1], 2)}]` : ''} | ${perRound.map((x) => fmt(x, 2)).join(', ')} |`);
   }

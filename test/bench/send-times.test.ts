@@ -11,7 +11,7 @@ function phaseBands(times: number[], periodMs: number, bandMs: number): number[]
 
 describe('stratified send times (the latency sampler)', () => {
   const rng = new Rng(7);
-  const random = (): number => rng.int(0, 999_999) / 1_000_000;
+  const random = (): number => rng.float();
 
   it('sends one scrape in each slot, in order', () => {
     const at = stratified(1_000, 20, random);
