@@ -197,11 +197,12 @@ async function scrapesDuringPolls(): Promise<void> {
   // during-polls windows"). Each scrape goes at a random moment of its 20 ms slot: on a fixed
   // period the scrapes kept one phase to the once-a-second polls for a whole window
   // (bench/lib/send-times.mjs).
-  // The polling thread's ratio is the target: 8 × 30 s per state, alternating, pooled, with the
-  // interval that resampling the rounds gives. The single thread is there to show what the thread
+  // The polling thread's ratio is the target: 12 × 30 s per state, alternating, pooled, with the
+  // interval that resampling the rounds gives (with 8, two runs' ratios were more than 10% apart
+  // in about one pair in eleven by resampling 31 rounds; docs/performance.md, "Twelve rounds"). The single thread is there to show what the thread
   // buys (its ratio is 10-30): one round of 10 s.
   const secondsOf = (single: boolean): number => (QUICK ? (single ? 10 : 30) : 20);
-  const roundsOf = (single: boolean): number => (QUICK ? (single ? 1 : 8) : 1);
+  const roundsOf = (single: boolean): number => (QUICK ? (single ? 1 : 12) : 1);
   // Each window's exporter is fresh: its first seconds of scrapes run while V8 still compiles the
   // serving path on the same two cores, with spikes in idle and busy windows alike. They are
   // scraped at the same rate first and not counted.
