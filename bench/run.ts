@@ -198,9 +198,9 @@ async function scrapesDuringPolls(): Promise<void> {
   // period the scrapes kept one phase to the once-a-second polls for a whole window
   // (bench/lib/send-times.mjs).
   // The polling thread's ratio is the target: 12 × 30 s per state, alternating, pooled, with the
-  // interval that resampling the rounds gives (with 8, two runs' ratios were more than 10% apart
-  // in about one pair in eleven by resampling 31 rounds; docs/performance.md, "Twelve rounds"). The single thread is there to show what the thread
-  // buys (its ratio is 10-30): one round of 10 s.
+  // interval that resampling the rounds gives (with fewer, two runs' ratios parted by more than 10%
+  // too often: docs/performance.md, "Twelve rounds"). The single thread is there to show what the
+  // thread buys (its ratio is 10-30): one round of 10 s.
   const secondsOf = (single: boolean): number => (QUICK ? (single ? 10 : 30) : 20);
   const roundsOf = (single: boolean): number => (QUICK ? (single ? 1 : 12) : 1);
   // Each window's exporter is fresh: its first seconds of scrapes run while V8 still compiles the
