@@ -53,13 +53,18 @@ export function compactingGc(gc: V8Gc | undefined = exposedGc(), v8Version: stri
 export const THREADED_HEAP_GROWING_PERCENT = 300;
 /** What the polling thread's heap may grow by before it is collected in full (its GcHint's budget). */
 export const POLLING_HEAP_GROWTH_BUDGET = 16 * 2 ** 20;
+/**
+ * The same for the serving thread of the threaded exporter: under the raised heap growth a thousand
+ * targets' snapshots (each a copy of every runner's status) let its heap grow well past this before
+ * V8 collected it, and resident memory with it (docs/performance.md, "Fleet").
+ */
+export const SERVING_HEAP_GROWTH_BUDGET = 16 * 2 ** 20;
 
 /**
  * Raise V8's heap growth, process-wide, before the polling thread starts: only with `--expose-gc`,
  * without which the polling thread could not bound its heap itself. V8 reads the setting each time
- * it sets a heap's limit, so it applies to the serving thread too, whose heap has no budget: it
- * allocates little that lives, and V8's memory reducer still shrinks it when it is quiet (not
- * measured over hours).
+ * it sets a heap's limit, so it applies to the serving thread too, which bounds its heap with a
+ * budget of its own (SERVING_HEAP_GROWTH_BUDGET).
  */
 export function raiseHeapGrowth(gc: unknown = exposedGc(), set: (flags: string) => void = setFlagsFromString): boolean {
   if (typeof gc !== 'function') return false;

@@ -11,7 +11,7 @@ import type { Logger } from './logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
 import type { PolledBody } from '../web/server.js';
 import { startWeb, type WebAuth } from '../web/start.js';
-import { raiseHeapGrowth } from './gc-hint.js';
+import { GcHint, SERVING_HEAP_GROWTH_BUDGET, plainGc, raiseHeapGrowth } from './gc-hint.js';
 
 export type WorkerRequest =
   | { type: 'probe'; id: number; query: string; timeout: number | undefined }
@@ -78,9 +78,11 @@ class PollingThread {
   private nextId = 1;
   private readonly waiting = new Map<number, (m: Reply) => void>();
   private readonly worker: Worker;
+  /** Bounds this thread's heap, whose growth V8 lets go further once raiseHeapGrowth has run. */
+  private readonly gcHint: GcHint | undefined;
 
   constructor(workerData: unknown, log: Logger) {
-    raiseHeapGrowth();
+    if (raiseHeapGrowth()) this.gcHint = new GcHint({ gc: plainGc(), growthBudgetBytes: SERVING_HEAP_GROWTH_BUDGET });
     this.worker = startWorker(workerData);
     this.worker.on('message', (m: WorkerMessage) => {
       if (m.type === 'snapshot') {
@@ -116,6 +118,7 @@ class PollingThread {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.gcHint?.cancel();
     await Promise.race([this.ask({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]);
     await this.worker.terminate();
   }
