@@ -134,14 +134,20 @@ async function scrapeCost(): Promise<void> {
   // series one 2 s cell of the bare server ranged over twice its lowest req/s, so there the median
   // is of more rounds (docs/performance.md, "Full quick runs since twelve rounds").
   const roundsAt = (target: number): number => (QUICK ? (target === 1_000 ? 7 : 3) : 1);
+  // Identical bare servers started one after another served this cell at two stable rates a quarter
+  // apart, each process keeping its own for good (docs/performance.md, "Process luck"): one start
+  // per server compared starts, not servers. There each server is started three times and the
+  // rounds go round the starts.
+  const startsAt = (target: number): number => (QUICK && target === 1_000 ? 3 : 1);
   const rows: Record<string, unknown>[] = [];
-  log(`\n## Scrape cost (wrk, ${seconds} s per cell${QUICK ? `, interleaved rounds (${sizes.map((t) => `${roundsAt(t)} at ~${t.toLocaleString('en')} series`).join(', ')}), median` : ''}, one wrk thread)`);
+  log(`\n## Scrape cost (wrk, ${seconds} s per cell${QUICK ? `, interleaved rounds (${sizes.map((t) => `${roundsAt(t)} at ~${t.toLocaleString('en')} series${startsAt(t) > 1 ? ` over ${startsAt(t)} starts of each server` : ''}`).join(', ')}), median` : ''}, one wrk thread)`);
   log('| series | body | conc | enc | raw req/s | raw, shipped flags req/s | exporter req/s | prom-client req/s | exporter/raw | exporter/raw with shipped flags | exporter/prom-client | exporter p50/p99 ms | raw p99 ms | prom-client p99 ms |');
   log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const target of sizes) {
     const markets = marketsFor(target);
     const sim = await startSim(['--markets', String(markets), '--positions', '0', '--block-interval-ms', '1000']);
     const ex = await startExporterProc(sim.url, markets, '1m');
+    const starts = startsAt(target);
     // Resident memory before any load: after start-up and a few seconds of polling.
     await new Promise((r) => setTimeout(r, QUICK ? 1000 : 3000));
     const rssOf = async (): Promise<number> => Number(/^process_resident_memory_bytes (\S+)$/m.exec(await (await fetch(`${ex.url}/metrics`)).text())?.[1]) / 2 ** 20;
@@ -156,11 +162,18 @@ async function scrapeCost(): Promise<void> {
     const series = body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
     const file = join(tmpdir(), `dne-bench-body-${target}.txt`);
     writeFileSync(file, body);
-    const raw = await startBaseline('bench/servers/raw.ts', file);
-    await warm(raw.url);
+    const exs = [ex];
+    for (let i = 1; i < starts; i++) exs.push(await startExporterProc(sim.url, markets, '1m'));
+    for (const e of exs.slice(1)) await warm(`${e.url}/metrics`);
+    const raws: { proc: Proc; url: string }[] = [];
     // The same bare server under the exporter's launch flags: what those flags cost per request.
-    const rawShipped = await startBaseline('bench/servers/raw.ts', file, { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } });
-    await warm(rawShipped.url);
+    const rawShippeds: { proc: Proc; url: string }[] = [];
+    for (let i = 0; i < starts; i++) {
+      raws.push(await startBaseline('bench/servers/raw.ts', file));
+      await warm(raws[i]!.url);
+      rawShippeds.push(await startBaseline('bench/servers/raw.ts', file, { flags: [...NODE_FLAGS], env: { ...LAUNCH_ENV } }));
+      await warm(rawShippeds[i]!.url);
+    }
     const pc = await startBaseline('bench/servers/promclient.ts', file);
     await warm(pc.url);
     for (const conc of [1, 16]) {
@@ -168,7 +181,8 @@ async function scrapeCost(): Promise<void> {
         // Interleave the three servers so machine noise hits them alike.
         const runs: Record<string, LoadResult[]> = {};
         for (let k = 0; k < roundsAt(target); k++) {
-          for (const [name, url] of [['raw', raw.url], ['rawShipped', rawShipped.url], ['exporter', `${ex.url}/metrics`], ['promclient', pc.url]] as const) {
+          const i = k % starts;
+          for (const [name, url] of [['raw', raws[i]!.url], ['rawShipped', rawShippeds[i]!.url], ['exporter', `${exs[i]!.url}/metrics`], ['promclient', pc.url]] as const) {
             if (name === 'promclient' && k > 0) continue;
             (runs[name] ??= []).push(await wrk(url, conc, seconds, gzip));
           }
@@ -184,7 +198,7 @@ async function scrapeCost(): Promise<void> {
     (results.memory ??= []) as unknown[];
     (results.memory as unknown[]).push({ series, rssIdleMiB: rssIdle, rssAfterLoadMiB: rssLoaded, startupMs: ex.startupMs });
     log(`\nexporter at ${series} series: resident memory ${fmt(rssIdle, 1)} MiB before load, ${fmt(rssLoaded, 1)} MiB after the runs above; start to first complete /metrics ${fmt(ex.startupMs)} ms`);
-    for (const p of [raw, rawShipped, pc, ex, sim]) await p.proc.stop();
+    for (const p of [...raws, ...rawShippeds, pc, ...exs, sim]) await p.proc.stop();
   }
   results.scrape = rows;
 }

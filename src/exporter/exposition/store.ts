@@ -10,10 +10,17 @@ import { fragments, header, sampleLine, type Sample } from './render.js';
 import { M } from './catalogue.js';
 
 /**
- * The polled body is gzipped again on every change: level 1 takes about half the time of the
- * default level for a body a few percent larger (docs/performance.md, "Choices").
+ * The polled body is gzipped again on every change. From this size on at level 1, which takes about
+ * half the time of the default level for a body a few percent larger; below it at the default
+ * level, which costs a few milliseconds a change there and saves a tenth of the bytes every scrape
+ * moves (docs/performance.md, "Choices").
  */
-export const BODY_GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED };
+export const FAST_GZIP_FROM_BYTES = 1 << 20;
+export const LARGE_BODY_GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED };
+
+export function gzipBody(plain: Buffer): Buffer {
+  return plain.length >= FAST_GZIP_FROM_BYTES ? gzipSync(plain, LARGE_BODY_GZIP) : gzipSync(plain);
+}
 
 /** What a set of series belongs to. */
 export interface StoreKey {
@@ -220,7 +227,7 @@ export class SeriesStore {
   }
 
   renderGzip(): Buffer {
-    if (!this.gz) this.gz = gzipSync(this.render(), BODY_GZIP);
+    if (!this.gz) this.gz = gzipBody(this.render());
     return this.gz;
   }
 

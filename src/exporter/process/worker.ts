@@ -4,12 +4,11 @@
  * thread. After each change it posts the gzipped body to the main thread (transferred, not copied).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
 import { Exporter } from '../exporter.js';
 import type { CliOptions } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from './logger.js';
-import { BODY_GZIP } from '../exposition/store.js';
+import { gzipBody } from '../exposition/store.js';
 import type { WorkerRequest, WorkerMessage } from './threaded.js';
 
 const port = parentPort!;
@@ -26,7 +25,7 @@ const post = (m: WorkerMessage, transfer: ArrayBuffer[] = []): void => port.post
 
 /** Gzip into a fresh ArrayBuffer (a pooled Buffer's memory cannot be transferred). */
 function gzipTransferable(plain: Buffer): ArrayBuffer {
-  const gz = gzipSync(plain, BODY_GZIP);
+  const gz = gzipBody(plain);
   const ab = new ArrayBuffer(gz.length);
   new Uint8Array(ab).set(gz);
   return ab;

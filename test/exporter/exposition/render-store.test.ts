@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { escapeLabel, formatValue, sampleLine } from '../../../src/exporter/exposition/render.js';
-import { SeriesStore } from '../../../src/exporter/exposition/store.js';
-import { gunzipSync } from 'node:zlib';
+import { FAST_GZIP_FROM_BYTES, SeriesStore, gzipBody } from '../../../src/exporter/exposition/store.js';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 
 describe('render', () => {
   it('escapes label values: backslash, quote, newline; keeps non-ASCII', () => {
@@ -66,5 +66,30 @@ describe('store: series per scope (the series limit)', () => {
     store.deleteWhere((k) => k.id === 'b');
     expect(store.linesIn(key('b', 'consistency'))).toBe(0);
     expect(store.linesIn({ scope: 'network', id: 'a', source: 'market_data' })).toBe(4);
+  });
+});
+
+describe('gzipBody', () => {
+  // Bodies of repeated but not trivially compressible lines, like a /metrics page.
+  const body = (bytes: number): Buffer => {
+    let s = '';
+    for (let i = 0; s.length < bytes; i++) s += `vega_market_info{target="node-${i % 97}",market_id="${(i * 2654435761) % 4294967296}"} ${i}\n`;
+    return Buffer.from(s.slice(0, bytes));
+  };
+
+  it('gzips a small body at zlib\'s default level, which is what every scrape of it then moves', () => {
+    const b = body(200_000);
+    expect(b.length).toBeLessThan(FAST_GZIP_FROM_BYTES);
+    const gz = gzipBody(b);
+    expect(gunzipSync(gz).equals(b)).toBe(true);
+    expect(gz.equals(gzipSync(b))).toBe(true);
+    expect(gz.length).toBeLessThan(gzipSync(b, { level: constants.Z_BEST_SPEED }).length);
+  });
+
+  it('gzips a large body at level 1, which takes about half the time', () => {
+    const b = body(FAST_GZIP_FROM_BYTES);
+    const gz = gzipBody(b);
+    expect(gunzipSync(gz).equals(b)).toBe(true);
+    expect(gz.equals(gzipSync(b, { level: 1 }))).toBe(true);
   });
 });
