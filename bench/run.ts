@@ -131,13 +131,13 @@ async function scrapeCost(): Promise<void> {
   const seconds = QUICK ? 2 : 5;
   // 2 s cells alone move ±20% between runs: the quick run repeats the three near the limit,
   // interleaved, and takes each one's median (prom-client is 20+ times away and runs once). At ~1,000
-  // series one 2 s cell of the bare server ranged over twice its lowest req/s, so there the median
-  // is of more rounds (docs/performance.md, "Full quick runs since twelve rounds").
+  // series a 2 s cell of the bare server moves most from round to round, so there the median is of
+  // more rounds (docs/performance.md, "Full quick runs since twelve rounds").
   const roundsAt = (target: number): number => (QUICK ? (target === 1_000 ? 7 : 3) : 1);
-  // Identical bare servers started one after another served this cell at two stable rates a quarter
-  // apart, each process keeping its own for good (docs/performance.md, "Process luck"): one start
-  // per server compared starts, not servers. There each server is started three times and the
-  // rounds go round the starts.
+  // Identical bare servers started one after another served this cell at different rates, each
+  // process keeping its own for good (docs/performance.md, "Process luck"): one start per server
+  // compared starts, not servers. There each server is started three times and the rounds go round
+  // the starts.
   const startsAt = (target: number): number => (QUICK && target === 1_000 ? 3 : 1);
   const rows: Record<string, unknown>[] = [];
   log(`\n## Scrape cost (wrk, ${seconds} s per cell${QUICK ? `, interleaved rounds (${sizes.map((t) => `${roundsAt(t)} at ~${t.toLocaleString('en')} series${startsAt(t) > 1 ? ` over ${startsAt(t)} starts of each server` : ''}`).join(', ')}), median` : ''}, one wrk thread)`);

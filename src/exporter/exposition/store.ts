@@ -12,8 +12,8 @@ import { M } from './catalogue.js';
 /**
  * The polled body is gzipped again on every change. From this size on at level 1, which takes about
  * half the time of the default level for a body a few percent larger; below it at the default
- * level, which costs a few milliseconds a change there and saves a tenth of the bytes every scrape
- * moves (docs/performance.md, "Choices").
+ * level, which costs little there and makes smaller the body every scrape moves
+ * (docs/performance.md, "Choices").
  */
 export const FAST_GZIP_FROM_BYTES = 1 << 20;
 export const LARGE_BODY_GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED };
