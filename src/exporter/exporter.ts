@@ -12,7 +12,7 @@ import { setLabelValueLimit } from './exposition/render.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { GcHint, POLLING_HEAP_GROWTH_BUDGET, plainGc } from './process/gc-hint.js';
-import { SIZE_MODE_CHECK_MS, SizeMode } from './process/size-mode.js';
+import { SIZE_FROM_SERIES, SIZE_MODE_CHECK_MS, SizeMode } from './process/size-mode.js';
 import { PacerRegistry } from './upstream/pace.js';
 import { Limiter } from './schedule/limiter.js';
 import type { Logger } from './process/logger.js';
@@ -138,15 +138,23 @@ export class Exporter {
     return this.web.url;
   }
 
-  /** Polling and serving here: V8 favours speed while the exposition is small (process/size-mode.ts). */
+  /**
+   * Polling and serving here: V8 favours speed while the exposition is small (process/size-mode.ts).
+   * Back to size as soon as a change takes the series count over the bound, so that no later poll
+   * of a large exposition runs without the flag; back to speed only once every collector has polled.
+   */
   private followSeriesCount(mode: SizeMode): void {
     if (!isMainThread || mode.current === undefined) return;
-    this.sizeModeTimer = setInterval(() => {
-      if (this.pending().length > 0) return;
+    const look = (ready: boolean): void => {
       const series = this.store.seriesCount();
+      if (!ready && series < SIZE_FROM_SERIES) return;
       const switched = mode.update(series);
       if (switched) this.log.info({ series, v8: switched === 'speed' ? '--no-optimize-for-size' : '--optimize-for-size' }, `V8 now favours ${switched}`);
-    }, SIZE_MODE_CHECK_MS);
+    };
+    this.store.onChange = () => {
+      if (mode.current === 'speed') look(false);
+    };
+    this.sizeModeTimer = setInterval(() => look(this.pending().length === 0), SIZE_MODE_CHECK_MS);
     this.sizeModeTimer.unref();
   }
 

@@ -2,20 +2,21 @@
  * V8's `--optimize-for-size` while the exposition is small.
  *
  * The launch flag (launch.ts) holds resident memory down where there is memory to save: at ~10,000
- * series and up, and on the polling thread. It also costs every request a fixed share of CPU, which
- * is most of a scrape when the body is small, while there it saves only a MiB or two (docs/
- * performance.md, "Choices": launch flags at small sizes). So the single-thread exporter, once ready,
- * turns it off below SPEED_BELOW_SERIES and back on from SIZE_FROM_SERIES; the gap between the two
- * keeps an exposition near one bound from switching at every poll. V8 reads this flag at run time
- * (the young generation keeps the size it was given at start). It is process-wide, so the
- * threaded exporter never switches it: the polling thread's collections were measured with it on.
+ * series and up, and on the polling thread. It also costs every request CPU, which weighs most where
+ * the body is small, and there it saves only a MiB or two (docs/
+ * performance.md, "V8 favours speed while the exposition is small"). So the single-thread exporter
+ * turns it off as it starts, on again once the series count reaches SIZE_FROM_SERIES, and off again
+ * below SPEED_BELOW_SERIES once every collector has polled; the gap between the two keeps an
+ * exposition near one bound from switching at every poll. V8 reads this flag at run time (the young
+ * generation keeps the size it was given at start). It is process-wide, so the threaded exporter
+ * never switches it: the polling thread's collections were measured with it on.
  * A process started without the flag is left as started.
  */
 import { setFlagsFromString } from 'node:v8';
 
 export const SPEED_BELOW_SERIES = 4_000;
 export const SIZE_FROM_SERIES = 5_000;
-/** How often the series count is looked at: polls change it at most every few seconds. */
+/** How often the series count is looked at besides changes (for the way back to speed). */
 export const SIZE_MODE_CHECK_MS = 5_000;
 
 export type V8Mode = 'size' | 'speed';
