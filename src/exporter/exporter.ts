@@ -12,6 +12,7 @@ import { setLabelValueLimit } from './exposition/render.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { GcHint, POLLING_HEAP_GROWTH_BUDGET, plainGc } from './process/gc-hint.js';
+import { SIZE_FROM_SERIES, SIZE_MODE_CHECK_MS, SizeMode } from './process/size-mode.js';
 import { PacerRegistry } from './upstream/pace.js';
 import { Limiter } from './schedule/limiter.js';
 import type { Logger } from './process/logger.js';
@@ -37,6 +38,8 @@ export class Exporter {
   private readonly prober: Prober;
   private web: RunningWeb | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
+  private sizeModeTimer: NodeJS.Timeout | undefined;
+  private sizeMode: SizeMode | undefined;
 
   constructor(
     config: Config,
@@ -112,6 +115,11 @@ export class Exporter {
 
   /** Poll and serve in this thread (tests, and small configurations). */
   async start(listenAddress = this.config.web.listen_address, auth?: WebAuth): Promise<string> {
+    const sizeMode = new SizeMode(process.execArgv, undefined, (mode, cause) =>
+      this.log.info({ ...cause, v8: mode === 'speed' ? '--no-optimize-for-size' : '--optimize-for-size' }, `V8 now favours ${mode}`),
+    );
+    this.sizeMode = sizeMode;
+    if (isMainThread) sizeMode.begin();
     // The server and prom-client are loaded here only: the polling thread needs neither.
     const { startWeb } = await import('./web/start.js');
     this.web = await startWeb(
@@ -130,7 +138,27 @@ export class Exporter {
       auth,
     );
     await this.startCore();
+    this.followSeriesCount(sizeMode);
     return this.web.url;
+  }
+
+  /**
+   * Polling and serving here: V8 favours speed while the exposition is small (process/size-mode.ts).
+   * Back to size as soon as a change takes the series count over the bound, so that no later poll
+   * of a large exposition runs without the flag; back to speed only once every collector has polled.
+   */
+  private followSeriesCount(mode: SizeMode): void {
+    if (!isMainThread || mode.current === undefined) return;
+    const look = (ready: boolean): void => {
+      const series = this.store.seriesCount();
+      if (!ready && series < SIZE_FROM_SERIES) return;
+      mode.update(series);
+    };
+    this.store.onChange = () => {
+      if (mode.current === 'speed') look(false);
+    };
+    this.sizeModeTimer = setInterval(() => look(this.pending().length === 0), SIZE_MODE_CHECK_MS);
+    this.sizeModeTimer.unref();
   }
 
   /** Re-read the configuration; targets whose settings did not change keep running and keep their series. */
@@ -154,6 +182,8 @@ export class Exporter {
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
   async stop(): Promise<void> {
     clearInterval(this.expiryTimer);
+    clearInterval(this.sizeModeTimer);
+    this.sizeMode?.end();
     this.store.gcHint?.cancel();
     await this.fleet.stop();
     await this.prober.stop();

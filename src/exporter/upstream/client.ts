@@ -12,6 +12,7 @@ import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from '../schedule/deadline.js';
 import { VERSION } from '../process/version.js';
+import { upstreamBody } from '../process/size-mode.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
 
@@ -151,6 +152,7 @@ export class DatanodeClient {
     this.totals.requests += 1;
     let raw: Buffer | undefined = await this.body(res, endpoint, signal);
     const bytes = raw.length;
+    upstreamBody(bytes); // a large body is parsed with V8 favouring size (process/size-mode.ts)
     const text = raw.toString('utf8');
     raw = undefined; // not held while the text is parsed: a large body is then two copies, not three
     const json = parseJson(text, bytes, res.statusCode, endpoint);
