@@ -137,8 +137,8 @@ export class Exporter {
       listenAddress,
       auth,
     );
-    await this.startCore();
     this.followSeriesCount(sizeMode);
+    await this.startCore();
     return this.web.url;
   }
 

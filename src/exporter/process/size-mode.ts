@@ -1,17 +1,17 @@
 /**
  * V8's `--optimize-for-size` while the exposition and the upstream bodies are small.
  *
- * The launch flag (launch.ts) holds resident memory down where there is memory to save: at ~10,000
- * series and up, on large upstream bodies, and on the polling thread. It also costs every request
- * CPU, which weighs most where the body is small, and there it saves only a MiB or two (docs/
- * performance.md, "V8 favours speed while the exposition is small"). So the single-thread exporter
- * turns it off as it starts, and on again for good at the first upstream body of SIZE_FROM_BODY_BYTES
- * (before it is parsed: 500 hostile 40 KB markets peaked ~7 MiB higher without the flag), and
- * while the series count is at SIZE_FROM_SERIES or more; below SPEED_BELOW_SERIES, once every
- * collector has polled, it goes back to speed. The gap between the two bounds keeps an exposition
- * near one of them from switching at every poll. V8 reads this flag at run time (the young
- * generation keeps the size it was given at start). It is process-wide, so the threaded exporter
- * never switches it: the polling thread's collections were measured with it on.
+ * The launch flag (launch.ts) holds resident memory down where there is memory to save: large
+ * expositions, large upstream bodies, and the polling thread. It also costs every request CPU,
+ * which weighs most where the body is small, and there it saves little (docs/performance.md,
+ * "V8 favours speed while the exposition is small"). So the single-thread exporter turns it off as
+ * it starts; on again for good at the first upstream body of SIZE_FROM_BODY_BYTES, before that body
+ * is parsed (parsing a large body without the flag raised the resident peak); on again while the
+ * series count is at SIZE_FROM_SERIES or more, and back to speed below SPEED_BELOW_SERIES once
+ * every collector has polled. The gap between the two bounds keeps an exposition near one of them
+ * from switching at every poll. V8 reads this flag at run time (the young generation keeps the
+ * size it was given at start). It is process-wide, so the large-body latch is too, and the
+ * threaded exporter never switches it: the polling thread's collections were measured with it on.
  * A process started without the flag is left as started.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -27,6 +27,8 @@ export type V8Mode = 'size' | 'speed';
 
 /** The switch the upstream client reports body sizes to: set by begin(), cleared by end(). */
 let following: SizeMode | undefined;
+/** A large body was seen: size for the rest of the process's life, across exporter restarts. */
+let latched = false;
 
 /** Called by the upstream client with each body's size before it is parsed. */
 export function upstreamBody(bytes: number): void {
@@ -35,7 +37,11 @@ export function upstreamBody(bytes: number): void {
 
 export class SizeMode {
   private mode: V8Mode | undefined;
-  private bodyLatched = false;
+
+  /** Forget a large body (tests only: the latch is process-wide). */
+  static resetLatch(): void {
+    latched = false;
+  }
 
   constructor(
     execArgv: readonly string[] = process.execArgv,
@@ -57,12 +63,12 @@ export class SizeMode {
    * gained nothing). From here on, upstream body sizes reach this switch.
    */
   begin(): void {
-    if (this.mode !== 'size') return;
-    this.switchTo('speed', {});
+    if (this.mode === undefined) return;
     following = this;
+    if (!latched) this.switchTo('speed', {});
   }
 
-  /** Stop following upstream bodies (the exporter stopped). */
+  /** Stop following upstream bodies (the exporter stopped); the flag stays as it is. */
   end(): void {
     if (following === this) following = undefined;
   }
@@ -70,14 +76,14 @@ export class SizeMode {
   /** Switch for this many series, if it crosses a bound; returns the new mode when it switched. */
   update(series: number): V8Mode | undefined {
     if (this.mode === undefined) return undefined;
-    const next: V8Mode = this.bodyLatched || series >= SIZE_FROM_SERIES ? 'size' : series < SPEED_BELOW_SERIES ? 'speed' : this.mode;
+    const next: V8Mode = latched || series >= SIZE_FROM_SERIES ? 'size' : series < SPEED_BELOW_SERIES ? 'speed' : this.mode;
     return this.switchTo(next, { series });
   }
 
   /** A large upstream body is about to be parsed: size from now on. */
   largeBody(bytes: number): void {
     if (this.mode === undefined) return;
-    this.bodyLatched = true;
+    latched = true;
     this.switchTo('size', { bytes });
   }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SIZE_FROM_BODY_BYTES, SIZE_FROM_SERIES, SPEED_BELOW_SERIES, SizeMode, upstreamBody } from '../../../src/exporter/process/size-mode.js';
 
 const launched = ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc'];
@@ -43,6 +43,8 @@ describe('SizeMode', () => {
 });
 
 describe('SizeMode and upstream bodies', () => {
+  afterEach(() => SizeMode.resetLatch());
+
   it('a large body turns size on before it is parsed, and keeps it on whatever the series count', () => {
     const set = vi.fn();
     const switched: [string, Record<string, number>][] = [];
@@ -77,5 +79,19 @@ describe('SizeMode and upstream bodies', () => {
     upstreamBody(SIZE_FROM_BODY_BYTES * 10);
     expect(never.current).toBeUndefined();
     expect(set).toHaveBeenCalledTimes(1);
+  });
+
+  it('a large body keeps size on across an exporter restart in the same process', () => {
+    const set = vi.fn();
+    const first = new SizeMode(launched, set);
+    first.begin();
+    upstreamBody(SIZE_FROM_BODY_BYTES);
+    first.end();
+    const second = new SizeMode(launched, set);
+    second.begin();
+    expect(second.current).toBe('size');
+    expect(second.update(10)).toBeUndefined();
+    expect(set.mock.calls.map((c) => c[0])).toEqual(['--no-optimize-for-size', '--optimize-for-size']);
+    second.end();
   });
 });
