@@ -24,7 +24,8 @@ beforeAll(async () => {
     http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1 },
     collectors: {
       statistics: { interval: '1m', timeout: '2s' },
-      network_history: { interval: '1m', timeout: '2s' },
+      // The 429 row waits out the node's one-second Retry-After inside this deadline: room for a busy machine.
+      network_history: { interval: '1m', timeout: '5s' },
       consistency: { interval: '1m' },
       markets: { interval: '1m', timeout: '2s' },
       key_rotations: { interval: '1m', timeout: '5s' },
