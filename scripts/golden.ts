@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
-import { createLogger } from '../src/exporter/process/logger.js';
+import { createLogger } from '../src/exporter/logger.js';
 import { startSimulator } from '../src/simulator/server.js';
 
 export const GOLDEN_FILE = 'test/golden/metrics.txt';

@@ -3,7 +3,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
-import { createLogger } from '../src/exporter/process/logger.js';
+import { createLogger } from '../src/exporter/logger.js';
 import { Rng } from '../src/simulator/rng.js';
 import { startSimulator } from '../src/simulator/server.js';
 
@@ -62,7 +62,7 @@ export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow)
     else if (roll === 3) sim.patchFaults(rng.pick(FAULTS));
     else if (roll <= 5) sim.clearFaults();
     await Promise.all(ex.runners.map((r) => r.runOnce()));
-    ex.polled(); // as a scrape would
+    await ex.exposition.body('openmetrics'); // as a scrape would
     if (cycle % every === 0 || cycle === 1) {
       gc?.();
       const m = process.memoryUsage();

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { Exporter } from './exporter/exporter.js';
 import { configSchema } from './exporter/config/schema.js';
-import { createLogger } from './exporter/process/logger.js';
+import { createLogger } from './exporter/logger.js';
 import { startSimulator } from './simulator/server.js';
 
 const { values } = parseArgs({

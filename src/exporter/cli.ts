@@ -1,10 +1,10 @@
-#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=1 --optimize-for-size --expose-gc
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=1
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { CliOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
-import type { Logger } from './process/logger.js';
+import type { Logger } from './logger.js';
 import type { WebAuth } from './web/start.js';
 
 /*
@@ -52,7 +52,7 @@ type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAu
 /** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
 async function prepare(argv: string[]): Promise<Prepared> {
   const { ConfigError, USAGE, loadConfig, parseCli } = await import('./config/load.js');
-  const { VERSION } = await import('./process/version.js');
+  const { VERSION } = await import('./version.js');
   try {
     const cli = parseCli(argv);
     if (cli.help) {
@@ -91,13 +91,8 @@ interface Running {
   stop: () => Promise<void>;
 }
 
-/**
- * With a polling thread, collectors and rendering run in a worker and this thread only serves;
- * without one (small configurations, or --web.single-thread) both run here.
- */
-async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | undefined, threaded: boolean): Promise<Running> {
-  if (threaded) return (await import('./process/threaded.js')).startThreaded(cli, config, log, web);
-  const { Exporter } = await import('./exporter.js'); // the threaded path loads it only in the worker
+async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | undefined): Promise<Running> {
+  const { Exporter } = await import('./exporter.js');
   const { loadConfig } = await import('./config/load.js');
   const ex = new Exporter(config, log, () => loadConfig(cli));
   const url = await ex.start(undefined, web);
@@ -119,30 +114,25 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   const prepared = await prepare(argv);
   if ('exit' in prepared) return prepared.exit;
   const { cli, config, web, notes } = prepared;
-  const { createLogger } = await import('./process/logger.js');
-  const { missingLaunchSettings } = await import('./process/launch.js');
-  const { usePollingThread } = await import('./process/polling-thread.js');
-  const { VERSION } = await import('./process/version.js');
+  const { createLogger } = await import('./logger.js');
+  const { VERSION } = await import('./version.js');
   const { ConfigError } = await import('./config/load.js');
   const log = createLogger(config.log.level);
   for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
-  const missing = missingLaunchSettings();
-  if (missing.length > 0) log.warn({ missing }, 'started without the memory settings of the bin, npm start and the image: resident memory will be higher (docs/performance.md)');
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
   process.on('unhandledRejection', (reason) => {
     log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
   });
-  const threaded = !cli.singleThread && usePollingThread(config);
   let exporter: Running;
   try {
-    exporter = await run(cli, config, log, web, threaded);
+    exporter = await run(cli, config, log, web);
   } catch (err) {
     log.fatal({ err: (err as Error).message, address: config.web.listen_address }, 'cannot listen');
     return 1;
   }
   // The targets this process polls: with --shard, its share only (discovered targets join later).
   const { inShard } = await import('./fleet/signals.js');
-  log.info({ url: `${exporter.url}/metrics`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION, pollingThread: threaded }, 'serving metrics');
+  log.info({ url: `${exporter.url}/metrics`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
   const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

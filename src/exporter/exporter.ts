@@ -1,30 +1,25 @@
 /**
  * The composition root: configuration and the collector registry in, a fleet of runners polling
- * into one series store, served over HTTP (here, or by the serving thread: process/threaded.ts).
+ * into one series store, rendered by a prom-client registry and served over HTTP.
  */
-import { isMainThread } from 'node:worker_threads';
 import { COLLECTORS } from './collectors/index.js';
 import type { AnyCollectorModule } from './collectors/define.js';
 import type { Config } from './config/schema.js';
 import { catalogueOf } from './exposition/catalogue.js';
 import { SeriesStore } from './exposition/store.js';
-import { setLabelValueLimit } from './exposition/render.js';
+import { setLabelValueLimit } from './exposition/labels.js';
+import { Exposition } from './exposition/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
-import { GcHint, POLLING_HEAP_GROWTH_BUDGET, plainGc } from './process/gc-hint.js';
-import { SIZE_FROM_SERIES, SIZE_MODE_CHECK_MS, SizeMode } from './process/size-mode.js';
 import { PacerRegistry } from './upstream/pace.js';
 import { Limiter } from './schedule/limiter.js';
-import type { Logger } from './process/logger.js';
+import type { Logger } from './logger.js';
 import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
-import type { PolledBody } from './web/server.js';
-import type { RunningWeb, WebAuth } from './web/start.js';
+import { startWeb, type RunningWeb, type WebAuth } from './web/start.js';
+import { VERSION } from './version.js';
 
-export { VERSION } from './process/version.js';
-
-/** Above this heap a forced collection would pause scrapes noticeably (docs/performance.md). */
-const SERVING_THREAD_GC_MAX_HEAP = 64 * 2 ** 20;
+export { VERSION };
 /** First polls in flight at once: enough to hide upstream latency, few enough to keep event-loop turns short. */
 const FIRST_POLLS_AT_ONCE = 64;
 
@@ -33,13 +28,12 @@ const LIVE_SETTINGS = ['targets', 'discovery', 'shard', 'web', 'log'] as const;
 
 export class Exporter {
   readonly store: SeriesStore;
+  readonly exposition: Exposition;
   private readonly ctx: RuntimeContext;
   private readonly fleet: Fleet;
   private readonly prober: Prober;
   private web: RunningWeb | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
-  private sizeModeTimer: NodeJS.Timeout | undefined;
-  private sizeMode: SizeMode | undefined;
 
   constructor(
     config: Config,
@@ -48,23 +42,20 @@ export class Exporter {
     private readonly loadConfig?: () => Config,
     collectors: readonly AnyCollectorModule[] = COLLECTORS,
   ) {
-    this.store = new SeriesStore(catalogueOf(collectors));
-    // On the serving thread a forced collection pauses scrapes: only while the heap is small. It
-    // compacts there, where resident memory was measured to need it (docs/performance.md, "Node
-    // 24"); the polling thread keeps the plain one its during-polls figures were measured with, and
-    // bounds its heap's growth itself (V8's is raised, process-wide, when it starts: raiseHeapGrowth).
-    this.store.gcHint = isMainThread ? new GcHint({ maxHeapBytes: SERVING_THREAD_GC_MAX_HEAP }) : new GcHint({ gc: plainGc(), growthBudgetBytes: POLLING_HEAP_GROWTH_BUDGET });
+    this.store = new SeriesStore();
+    const catalogue = catalogueOf(collectors);
+    this.exposition = new Exposition(this.store, catalogue, { version: VERSION, seriesCount: () => this.store.seriesCount() });
+    this.exposition.onTruncated = (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
     this.applyLimits(config);
-    this.store.onTruncated = (bytes) => this.log.warn({ code: 'BODY_LIMIT', bytes, limit: this.config.limits.metrics_body_bytes }, '/metrics reached limits.metrics_body_bytes: later families are left out'); 
     this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };
     this.fleet = new Fleet(this.ctx);
-    this.prober = new Prober(this.ctx, (name) => this.fleet.targets.get(name));
+    this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
   }
 
-  /** Label-value cap and body cap: applied at render time, on this thread. */
+  /** Label-value cap (applied as polls are stored) and body cap (applied as /metrics is rendered). */
   private applyLimits(config: Config): void {
     setLabelValueLimit(config.limits.label_value_bytes);
-    this.store.bodyLimitBytes = config.limits.metrics_body_bytes;
+    this.exposition.limitBytes = config.limits.metrics_body_bytes;
   }
 
   get config(): Config {
@@ -104,61 +95,28 @@ export class Exporter {
     this.expiryTimer.unref();
   }
 
-  /** The polled part of /metrics, cached by the store until it changes. */
-  polled(): PolledBody {
-    return { plain: this.store.render(), gzip: this.store.renderGzip(), version: this.store.version };
-  }
-
   status(): RunnerStatus[] {
     return this.runners.map((r) => ({ scope: r.scopeValue, collector: r.collector.name, runs: r.state.runs, success: r.state.success, lastSuccessMs: r.state.lastSuccessMs, lastErrorCode: r.state.lastErrorCode }));
   }
 
-  /** Poll and serve in this thread (tests, and small configurations). */
+  /** Poll, and serve /metrics and the other routes. */
   async start(listenAddress = this.config.web.listen_address, auth?: WebAuth): Promise<string> {
-    const sizeMode = new SizeMode(process.execArgv, undefined, (mode, cause) =>
-      this.log.info({ ...cause, v8: mode === 'speed' ? '--no-optimize-for-size' : '--optimize-for-size' }, `V8 now favours ${mode}`),
-    );
-    this.sizeMode = sizeMode;
-    if (isMainThread) sizeMode.begin();
-    // The server and prom-client are loaded here only: the polling thread needs neither.
-    const { startWeb } = await import('./web/start.js');
     this.web = await startWeb(
       {
-        polled: () => this.polled(),
+        metrics: (format) => this.exposition.body(format),
         status: () => this.status(),
         pending: () => this.pending(),
         probe: (q, timeout) => this.probe(q, timeout),
         reload: () => this.reload(),
         log: this.log,
         lifecycle: () => this.config.web.enable_lifecycle,
-        seriesCount: () => this.store.seriesCount(),
       },
       this.config.web,
       listenAddress,
       auth,
     );
-    this.followSeriesCount(sizeMode);
     await this.startCore();
     return this.web.url;
-  }
-
-  /**
-   * Polling and serving here: V8 favours speed while the exposition is small (process/size-mode.ts).
-   * Back to size as soon as a change takes the series count over the bound, so that no later poll
-   * of a large exposition runs without the flag; back to speed only once every collector has polled.
-   */
-  private followSeriesCount(mode: SizeMode): void {
-    if (!isMainThread || mode.current === undefined) return;
-    const look = (ready: boolean): void => {
-      const series = this.store.seriesCount();
-      if (!ready && series < SIZE_FROM_SERIES) return;
-      mode.update(series);
-    };
-    this.store.onChange = () => {
-      if (mode.current === 'speed') look(false);
-    };
-    this.sizeModeTimer = setInterval(() => look(this.pending().length === 0), SIZE_MODE_CHECK_MS);
-    this.sizeModeTimer.unref();
   }
 
   /** Re-read the configuration; targets whose settings did not change keep running and keep their series. */
@@ -182,9 +140,7 @@ export class Exporter {
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
   async stop(): Promise<void> {
     clearInterval(this.expiryTimer);
-    clearInterval(this.sizeModeTimer);
-    this.sizeMode?.end();
-    this.store.gcHint?.cancel();
+    this.exposition.stop();
     await this.fleet.stop();
     await this.prober.stop();
     await this.web?.stop();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { Exporter } from '../../src/exporter/exporter.js';
-import { createLogger } from '../../src/exporter/process/logger.js';
+import { createLogger } from '../../src/exporter/logger.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
 import { Scrape, scrape } from '../helpers/expo.js';

@@ -4,6 +4,7 @@
  * whatever samples come out must render to valid exposition text (checked by our parser here and by
  * promtool on the whole corpus).
  */
+import { renderStore } from '../helpers/render.js';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { orderSamples } from '../../src/exporter/collectors/orders.js';
 import { parsePosition, positionSamples } from '../../src/exporter/collectors/positions.js';
 import { statisticsFacts, statisticsSamples } from '../../src/exporter/collectors/statistics.js';
 import { ExporterError } from '../../src/exporter/errors.js';
-import type { Sample } from '../../src/exporter/exposition/render.js';
+import type { Sample } from '../../src/exporter/exposition/labels.js';
 import { SeriesStore } from '../../src/exporter/exposition/store.js';
 import { SimNetwork } from '../../src/simulator/network.js';
 import { marketJson, networkHistoryJson, orderJson, positionJson, rotationJson, statisticsJson } from '../../src/simulator/records.js';
@@ -66,7 +67,7 @@ const corpus = new SeriesStore();
 let corpusN = 0;
 
 /** Run a pure collector function: only ExporterError may escape; samples must render validly. */
-function check(run: () => Sample[]): void {
+async function check(run: () => Sample[]): Promise<void> {
   let samples: Sample[];
   try {
     samples = run();
@@ -77,7 +78,7 @@ function check(run: () => Sample[]): void {
   for (const s of samples) expect(typeof s.value).toBe('number');
   const store = new SeriesStore();
   store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
-  const text = store.render().toString('utf8');
+  const text = await renderStore(store);
   const parsed = parseExposition(text); // throws on any malformed line
   expect(parsed.length).toBe(samples.length);
   // Keep some outputs for one promtool run at the end (each under its own target, so no duplicates).
@@ -88,61 +89,61 @@ const headers = fc.record({ 'x-block-height': fc.option(fc.oneof(fc.string(), fc
 const RUNS = 300;
 
 describe('property: nothing escapes but ExporterError, and output is valid exposition text', () => {
-  it('statistics: mutated bodies and random headers', () => {
-    fc.assert(fc.property(mutated(VALID.statistics), headers, (body, h) => {
-      check(() => statisticsSamples('t', body, h));
-      check(() => {
+  it('statistics: mutated bodies and random headers', async () => {
+    await fc.assert(fc.asyncProperty(mutated(VALID.statistics), headers, async (body, h) => {
+      await check(() => statisticsSamples('t', body, h));
+      await check(() => {
         statisticsFacts(body, h);
         return [];
       });
     }), { numRuns: RUNS });
   });
 
-  it('statistics: arbitrary JSON', () => {
-    fc.assert(fc.property(fc.jsonValue(), (body) => check(() => statisticsSamples('t', body, {}))), { numRuns: RUNS });
+  it('statistics: arbitrary JSON', async () => {
+    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (body) => check(() => statisticsSamples('t', body, {}))), { numRuns: RUNS });
   });
 
-  it('network history', () => {
-    fc.assert(fc.property(fc.oneof(mutated(VALID.networkhistory), fc.jsonValue()), (body) => check(() => networkHistorySamples('t', body))), { numRuns: RUNS });
+  it('network history', async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.networkhistory), fc.jsonValue()), async (body) => check(() => networkHistorySamples('t', body))), { numRuns: RUNS });
   });
 
-  it('key rotations', () => {
-    fc.assert(fc.property(fc.oneof(mutated(VALID.rotation), fc.jsonValue()), (node) => check(() => {
+  it('key rotations', async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.rotation), fc.jsonValue()), async (node) => check(() => {
       parseRotation(node, 'node');
       return [];
     })), { numRuns: RUNS });
   });
 
-  it('markets (every per-market series)', () => {
-    fc.assert(fc.property(mutated(VALID.markets), (markets) => check(() => marketsSamples('t', Array.isArray(markets) ? (markets as Record<string, unknown>[]) : [], { maxMarkets: 100, allow: [], countsOnly: false }))), { numRuns: RUNS });
+  it('markets (every per-market series)', async () => {
+    await fc.assert(fc.asyncProperty(mutated(VALID.markets), async (markets) => check(() => marketsSamples('t', Array.isArray(markets) ? (markets as Record<string, unknown>[]) : [], { maxMarkets: 100, allow: [], countsOnly: false }))), { numRuns: RUNS });
   });
 
-  it('positions', () => {
+  it('positions', async () => {
     const facts = { id: 'm', decimalPlaces: 3, positionDecimalPlaces: -2, settlementAsset: 'a' };
-    fc.assert(fc.property(fc.oneof(mutated(VALID.position), fc.jsonValue()), fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), (node, dec) => check(() => positionSamples('t', parsePosition(node, 'p'), facts, dec))), { numRuns: RUNS });
+    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.position), fc.jsonValue()), fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), async (node, dec) => check(() => positionSamples('t', parsePosition(node, 'p'), facts, dec))), { numRuns: RUNS });
   });
 
-  it('orders', () => {
-    fc.assert(fc.property(fc.oneof(mutated(VALID.order), fc.jsonValue()), (body) => check(() => orderSamples('t', body, 3, { id: 'm', decimalPlaces: 5, positionDecimalPlaces: 0, settlementAsset: 'a' }))), { numRuns: RUNS });
+  it('orders', async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.order), fc.jsonValue()), async (body) => check(() => orderSamples('t', body, 3, { id: 'm', decimalPlaces: 5, positionDecimalPlaces: 0, settlementAsset: 'a' }))), { numRuns: RUNS });
   });
 
-  it('label values with quotes, backslashes, newlines and non-ASCII are escaped correctly', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (weird) => {
+  it('label values with quotes, backslashes, newlines and non-ASCII are escaped correctly', async () => {
+    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary' }), async (weird) => {
       const body = structuredClone(VALID.statistics) as { statistics: Record<string, unknown> };
       body.statistics.appVersion = weird;
       body.statistics.chainId = `${weird}"\\\n`;
       const samples = statisticsSamples('t', body, {});
       const store = new SeriesStore();
       store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
-      const info = parseExposition(store.render().toString()).find((s) => s.name === 'vega_build_info')!;
+      const info = parseExposition(await renderStore(store)).find((s) => s.name === 'vega_build_info')!;
       expect(info.labels.app_version).toBe(weird);
       expect(info.labels.chain_id).toBe(`${weird}"\\\n`);
       corpus.set({ scope: 'target', id: `w${corpusN++}`, source: 'fuzz' }, samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
     }), { numRuns: 200 });
   });
 
-  it('promtool accepts everything the properties produced', () => {
-    const r = spawnSync('promtool', ['check', 'metrics'], { input: corpus.render(), encoding: 'utf8' });
+  it('promtool accepts everything the properties produced', async () => {
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: await renderStore(corpus), encoding: 'utf8' });
     if (r.error) throw new Error(`promtool is required: ${r.error.message}`);
     expect(`${r.stdout}${r.stderr}`).toBe('');
     expect(corpus.seriesCount()).toBeGreaterThan(100);

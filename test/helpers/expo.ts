@@ -1,3 +1,7 @@
+import { CATALOGUE } from '../../src/exporter/collectors/index.js';
+import type { SeriesStore } from '../../src/exporter/exposition/store.js';
+import { running } from './exporter.js';
+
 /** Parse Prometheus text exposition into samples, for assertions. */
 export interface ParsedSample {
   name: string;
@@ -26,8 +30,13 @@ export function parseExposition(text: string): ParsedSample[] {
 
 export class Scrape {
   readonly samples: ParsedSample[];
-  constructor(readonly text: string) {
-    this.samples = parseExposition(text);
+  constructor(readonly text: string, samples?: ParsedSample[]) {
+    this.samples = samples ?? parseExposition(text);
+  }
+
+  /** What a store holds now, without rendering it (text is empty). */
+  static fromStore(store: SeriesStore): Scrape {
+    return new Scrape('', CATALOGUE.flatMap((m) => store.series(m).map((s) => ({ name: m.name, labels: { ...s.labels }, value: s.value }))));
   }
 
   /** All samples of a metric whose labels include `labels`. */
@@ -48,6 +57,7 @@ export class Scrape {
 }
 
 export async function scrape(url: string, init?: RequestInit): Promise<Scrape> {
+  await running.get(url)?.exposition.flush();
   const res = await fetch(`${url}/metrics`, init);
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return new Scrape(await res.text());

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { Exporter } from '../../src/exporter/exporter.js';
 import { configSchema, type Config, type ConfigInput } from '../../src/exporter/config/schema.js';
-import { createLogger } from '../../src/exporter/process/logger.js';
+import { createLogger } from '../../src/exporter/logger.js';
 
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
@@ -27,18 +27,29 @@ export interface RunningExporter {
   poll: (collector?: string) => Promise<void>;
 }
 
+/**
+ * In-process exporters by URL: a test scrape first lets the exporter render what its last poll
+ * changed (it does within a second anyway: exposition/registry.ts), so that a test reads the poll
+ * it just ran.
+ */
+export const running = new Map<string, Exporter>();
+
 export async function startExporter(targetUrl: string, overrides: Partial<ConfigInput> = {}, level = 'info', loadConfig?: () => Config): Promise<RunningExporter> {
   const config = configSchema.parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
   const logs = new LogCapture();
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
+  running.set(url, exporter);
   // Wait for the first poll of each collector, as /readyz does.
   for (let i = 0; i < 200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
     url,
     logs,
-    stop: () => exporter.stop(),
+    stop: () => {
+      running.delete(url);
+      return exporter.stop();
+    },
     poll: async (collector) => {
       await Promise.all(exporter.runners.filter((r) => !collector || r.collector.name === collector).map((r) => r.runOnce()));
     },

@@ -1,6 +1,6 @@
 /**
- * The exporter as a real process, started as the bin starts it (launch settings: V8 flags and
- * MALLOC_MMAP_THRESHOLD_), so that its resident memory can be measured on its own.
+ * The exporter as a real process, started as the bin starts it (the launch settings of its
+ * shebang), so that its resident memory can be measured on its own.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,9 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { LAUNCH_ENV, NODE_FLAGS } from '../../src/exporter/process/launch.js';
+import { launchSettings } from './launch.js';
+
+const { env: LAUNCH_ENV, flags: NODE_FLAGS } = launchSettings();
 
 export interface ExporterProcess {
   child: ChildProcess;

@@ -102,7 +102,7 @@ describe('image', () => {
     expect(state.HostConfig.ReadonlyRootfs).toBe(true);
     const pid1 = await eng.docker('exec', NAME, 'sh', '-c', 'grep ^Uid: /proc/1/status; tr "\\0" " " </proc/1/cmdline');
     expect(pid1.out).toMatch(/^Uid:\s+1000\s+1000/m);
-    expect(pid1.out).toMatch(/^node --max-semi-space-size=1 .*dist\/exporter\/cli\.js/m);
+    expect(pid1.out).toMatch(/^node --max-semi-space-size=1 \/app\/dist\/exporter\/cli\.js/m);
     expect((await eng.docker('diff', NAME)).out).toBe('');
 
     const t1 = Date.now();

@@ -29,6 +29,5 @@ export default defineCollector({
   title: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
   config: simpleCollectorConfig('60s', true),
   metrics: [],
-  expectedSeries: () => 0,
   create: () => consistencyCollector,
 });

@@ -6,7 +6,7 @@
 import { simpleCollectorConfig } from '../config/fields.js';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { obj, str } from '../upstream/convert.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import type { Collector, NodeFacts } from './types.js';
 
@@ -34,6 +34,5 @@ export default defineCollector({
   title: 'datanode_info collector (`GET /api/v2/info`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   metrics: ownedBy('datanode_info'),
-  expectedSeries: () => 1,
   create: () => datanodeInfoCollector,
 });

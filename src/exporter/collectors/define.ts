@@ -40,8 +40,6 @@ export interface CollectorModule<N extends string = string, S extends z.ZodType<
   readonly metrics: readonly MetricDef[];
   /** Whether it runs; default: its `enabled` setting. */
   enabled?(settings: z.output<S>): boolean;
-  /** Upper estimate of the series it writes per target (node scope) or per network. */
-  expectedSeries(settings: z.output<S>): number;
   /** Checks of its settings beyond the schema's. */
   check?(settings: z.output<S>): SettingsIssue[];
   create(settings: z.output<S>, deps: CollectorDeps): Collector;

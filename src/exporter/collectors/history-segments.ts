@@ -7,7 +7,7 @@
 import { simpleCollectorConfig } from '../config/fields.js';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { arr, i64, obj, str } from '../upstream/convert.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from './rows.js';
@@ -67,6 +67,5 @@ export default defineCollector({
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   metrics: ownedBy('history_segments'),
-  expectedSeries: () => 3,
   create: () => historySegmentsCollector,
 });

@@ -8,7 +8,7 @@ import { simpleCollectorConfig } from '../config/fields.js';
 import { id, obj, str, u64 } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
@@ -131,6 +131,5 @@ export default defineCollector({
   config: simpleCollectorConfig('60s', true),
   paginated: true,
   // Two series per validator; a validator set stays well under 200.
-  expectedSeries: () => 2 * 200,
   create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),
 });

@@ -9,7 +9,7 @@
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { marketGuardConfig } from '../config/fields.js';
 import { amount, arr, decimal, enumValue, i64, id as hexId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
@@ -138,6 +138,5 @@ export default defineCollector({
   config: marketGuardConfig('30s'),
   metrics: ownedBy('market_data'),
   // About 40 series per market (20 one-hot, 20 values) up to the guard.
-  expectedSeries: (c) => (c.counts_only ? 1 : 1 + 40 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
   create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

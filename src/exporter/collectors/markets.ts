@@ -8,7 +8,7 @@ import { marketGuardConfig } from '../config/fields.js';
 import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import { marketFacts, type Directory, type MarketFacts } from '../upstream/directory.js';
@@ -223,6 +223,5 @@ export default defineCollector({
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
   config: marketGuardConfig('60s'),
   // Counts by state and mode, then about 45 series per market up to the guard.
-  expectedSeries: (c) => (c.counts_only ? 40 : 40 + 45 * (c.allow.length > 0 ? Math.min(c.allow.length, c.max_markets) : c.max_markets)),
   create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

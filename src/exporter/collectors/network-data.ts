@@ -8,7 +8,7 @@ import { simpleCollectorConfig } from '../config/fields.js';
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { amount, i64, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import { FieldError } from '../errors.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import { RowSkips } from './rows.js';
 import type { Collector } from './types.js';
@@ -91,6 +91,5 @@ export default defineCollector({
   title: 'network_data collector (`GET /api/v2/network/data`, `GET /api/v2/epoch`; every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   metrics: ownedBy('network_data'),
-  expectedSeries: () => 20,
   create: () => networkDataCollector,
 });

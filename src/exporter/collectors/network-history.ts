@@ -6,7 +6,7 @@ import { M } from '../exposition/catalogue.js';
 import { simpleCollectorConfig } from '../config/fields.js';
 import { arr, obj } from '../upstream/convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import type { Collector } from './types.js';
 
@@ -44,6 +44,5 @@ export default defineCollector({
   title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
   config: simpleCollectorConfig('15s', true),
   upMetric: M.nhUp,
-  expectedSeries: () => 10,
   create: () => networkHistoryCollector,
 });

@@ -3,7 +3,7 @@ import { M } from '../exposition/catalogue.js';
 import { hex64, idListConfig } from '../config/fields.js';
 import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector, watchesListedIds } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
@@ -46,6 +46,5 @@ export default defineCollector({
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
   config: idListConfig('60s', hex64),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
-  expectedSeries: (c) => 8 * c.ids.length,
   create: (c) => new NodeSignaturesCollector(c.ids),
 });

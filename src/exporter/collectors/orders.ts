@@ -7,7 +7,7 @@ import { M } from '../exposition/catalogue.js';
 import { idListConfig } from '../config/fields.js';
 import { amount, enumValue, id, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { oneHot } from '../upstream/scale.js';
 import { ORDER_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
@@ -93,6 +93,5 @@ export default defineCollector({
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
   config: idListConfig('60s', orderRef),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('orders', 'ids', (c) => c.ids.length),
-  expectedSeries: (c) => 25 * c.ids.length,
   create: (c, { directory }) => new OrdersCollector(c.ids, directory),
 });

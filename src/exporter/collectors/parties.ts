@@ -8,7 +8,7 @@ import { partyId, timing } from '../config/fields.js';
 import { id, obj } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
@@ -50,6 +50,5 @@ export default defineCollector({
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
   config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(partyId).default([]) }).prefault({}),
-  expectedSeries: (c) => 1 + c.party_ids.length,
   create: (c) => new PartiesCollector(c.party_ids),
 });

@@ -9,7 +9,7 @@ import { M } from '../exposition/catalogue.js';
 import { HEX64, hex64, partyId, timing } from '../config/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { oneHot } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
@@ -110,7 +110,6 @@ export default defineCollector({
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
   // About 12 series per position; a party with no market listed may hold ~50.
-  expectedSeries: (c) => 12 * Math.max(1, c.party_ids.length) * Math.max(1, c.market_ids.length || 50),
   create: (c, { directory }) => {
     directory.knowAssets(c.asset_decimals);
     return new PositionsCollector(c.party_ids, c.market_ids, directory);

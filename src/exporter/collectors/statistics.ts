@@ -4,7 +4,7 @@ import { simpleCollectorConfig } from '../config/fields.js';
 import { CHAIN_STATUS } from '../../shared/enums.js';
 import { enumValue, headerU64, i32, nsToSeconds, obj, rfc3339Nanos, rfc3339Seconds, str, u64 } from '../upstream/convert.js';
 import { oneHot } from '../upstream/scale.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import { defineCollector } from './define.js';
 import type { Collector, NodeFacts } from './types.js';
 
@@ -127,6 +127,5 @@ export default defineCollector({
   title: 'statistics collector (`GET /statistics`, every 15 s by default)',
   config: simpleCollectorConfig('15s', true),
   upMetric: M.up,
-  expectedSeries: () => 60,
   create: () => statisticsCollector,
 });

@@ -1,5 +1,5 @@
 import type { MetricDef } from '../exposition/catalogue.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import type { Truncation } from '../upstream/paginate.js';
 import type { RowSkip } from './rows.js';

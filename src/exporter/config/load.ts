@@ -19,7 +19,6 @@ export interface CliOptions {
   configFile?: string;
   check: boolean;
   /** Poll and serve on one thread (debugging; the default polls in a worker thread). */
-  singleThread: boolean;
   help: boolean;
   version: boolean;
   /** Flat overrides by config path, from flags. */
@@ -57,7 +56,6 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
   { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
   { flag: 'web.config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)', default: 'none' },
   { flag: 'web.enable-lifecycle', type: 'boolean', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false', default: 'off' },
-  { flag: 'web.single-thread', type: 'boolean', help: 'poll and serve on one thread (same as web.polling_thread: off)', default: 'off' },
   { flag: 'config.check', type: 'boolean', help: 'validate the configuration, list the targets it keeps, and exit (0 valid, 2 invalid)', default: '' },
   { flag: 'version', type: 'boolean', help: 'print the version and exit', default: '' },
   { flag: 'help', type: 'boolean', short: 'h', help: 'print this help and exit', default: '' },
@@ -96,7 +94,6 @@ export function parseCli(argv: string[]): CliOptions {
   return {
     ...(typeof v['config.file'] === 'string' ? { configFile: v['config.file'] } : {}),
     check: v['config.check'] === true,
-    singleThread: v['web.single-thread'] === true,
     help: v.help === true,
     version: v.version === true,
     overrides,

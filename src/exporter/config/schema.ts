@@ -48,12 +48,6 @@ const webSchema = z
     reserved_connections: z.number().int().min(0).optional(),
     /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
     config_file: z.string().min(1).optional(),
-    /**
-     * Poll and render in a worker thread, so that large polls never delay a scrape. auto: on when
-     * the configuration can produce more than ~50,000 series (process/polling-thread.ts), off
-     * otherwise (one thread is smaller: docs/performance.md).
-     */
-    polling_thread: z.enum(['auto', 'on', 'off']).default('auto'),
     /** A client must send its request headers within this time (slow clients are cut off). */
     read_header_timeout: duration.prefault('10s'),
     /** And its whole request within this one. */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { TargetConfig } from '../config/schema.js';
-import type { Logger } from '../process/logger.js';
+import type { Logger } from '../logger.js';
 
 interface FileState {
   digest: string | undefined;

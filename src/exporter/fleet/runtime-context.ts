@@ -2,7 +2,7 @@ import { isEnabled, settingsOf, type AnyCollectorModule } from '../collectors/de
 import type { Scope } from '../collectors/types.js';
 import type { Config } from '../config/schema.js';
 import type { SeriesStore } from '../exposition/store.js';
-import type { Logger } from '../process/logger.js';
+import type { Logger } from '../logger.js';
 import { CollectorRunner, type Candidate } from '../schedule/runner.js';
 import { runnerSettings } from '../schedule/settings.js';
 import type { Limiter } from '../schedule/limiter.js';

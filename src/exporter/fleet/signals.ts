@@ -6,7 +6,7 @@
 import { fnv1a } from '../hash.js';
 import { M } from '../exposition/catalogue.js';
 import type { NodeFacts } from '../collectors/types.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 
 export interface TargetView {
   name: string;

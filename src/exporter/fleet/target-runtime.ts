@@ -1,7 +1,7 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
 import type { TargetConfig } from '../config/schema.js';
 import { M } from '../exposition/catalogue.js';
-import { capLabel, type Sample } from '../exposition/render.js';
+import { capLabel, type Sample } from '../exposition/labels.js';
 import type { StoreKey } from '../exposition/store.js';
 import type { CollectorRunner } from '../schedule/runner.js';
 import { DatanodeClient } from '../upstream/client.js';

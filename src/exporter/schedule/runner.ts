@@ -8,9 +8,9 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Collector, CollectorIdentity, CollectResult, NodeFacts } from '../collectors/types.js';
 import { ExporterError, errorCode } from '../errors.js';
 import { M } from '../exposition/catalogue.js';
-import type { Sample } from '../exposition/render.js';
+import type { Sample } from '../exposition/labels.js';
 import type { SeriesStore, StoreKey } from '../exposition/store.js';
-import type { Logger } from '../process/logger.js';
+import type { Logger } from '../logger.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import { spreadSchedule, stableOffset } from './cron.js';
 import { linkedSignal } from './deadline.js';
@@ -225,7 +225,7 @@ export class CollectorRunner {
    * scope has left, the cut flagged by vega_(network_)collector_series_limited and logged once.
    */
   private bounded(samples: Sample[]): Sample[] {
-    const budget = Math.max(0, this.settings.seriesLimit - this.o.store.linesIn(this.dataKey));
+    const budget = Math.max(0, this.settings.seriesLimit - this.o.store.seriesIn(this.dataKey));
     const limited = samples.length > budget;
     if (limited && !this.state.limited) {
       this.log.warn({ code: 'SERIES_LIMIT', series: samples.length, kept: budget, limit: this.settings.seriesLimit }, 'series limit reached: the collector stops adding series');

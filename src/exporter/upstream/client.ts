@@ -3,16 +3,12 @@
  * gzip), pacing below the node's rate limit, bounded retries with jitter inside the caller's
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
-import type { Dispatcher } from 'undici';
-import { Pool, undiciErrors, undiciRequest } from '../process/lean/undici.js';
-import { getHeapStatistics } from 'node:v8';
-import { isMainThread } from 'node:worker_threads';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from '../schedule/deadline.js';
-import { VERSION } from '../process/version.js';
-import { upstreamBody } from '../process/size-mode.js';
+import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
 
@@ -137,7 +133,7 @@ export class DatanodeClient {
   private async request(path: string, endpoint: string, signal: AbortSignal): Promise<Response> {
     let res;
     try {
-      res = await undiciRequest.call(this.pool, {
+      res = await this.pool.request({
         path,
         method: 'GET',
         headers: this.headers,
@@ -152,7 +148,6 @@ export class DatanodeClient {
     this.totals.requests += 1;
     let raw: Buffer | undefined = await this.body(res, endpoint, signal);
     const bytes = raw.length;
-    upstreamBody(bytes); // a large body is parsed with V8 favouring size (process/size-mode.ts)
     const text = raw.toString('utf8');
     raw = undefined; // not held while the text is parsed: a large body is then two copies, not three
     const json = parseJson(text, bytes, res.statusCode, endpoint);
@@ -170,8 +165,8 @@ export class DatanodeClient {
       this.totals.bytes += raw.length;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
-          // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (launch settings),
-          // so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
+          // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (the launch
+          // settings), so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
           raw = gunzipSync(raw, { maxOutputLength: cap, chunkSize: GUNZIP_CHUNK });
         } catch (err) {
           if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(endpoint, cap);
@@ -193,12 +188,7 @@ export class DatanodeClient {
   }
 }
 
-const LARGE_BODY_BYTES = 8 * 1024 * 1024;
-const FULL_GC_MAX_HEAP = 64 * 1024 * 1024;
 const GUNZIP_CHUNK = 1024 * 1024;
-const MINOR_GC_EVERY = 4 * 1024 * 1024;
-/** V8's collector with --expose-gc (the launch settings); a minor collection takes about a millisecond. */
-const minorGc = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
 
 /**
  * Read a body into one buffer, at most `cap` bytes: sized by Content-Length when declared, else
@@ -219,10 +209,6 @@ async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig:
       buf = grown;
     }
     chunk.copy(buf, size);
-    // The network's chunks are garbage once copied, but their memory (outside V8's heap, in glibc's
-    // arenas) is freed only when a collection finds them: on a large body, collect the young
-    // generation every few megabytes instead of letting tens of megabytes of them pile up.
-    if (Math.floor(next / MINOR_GC_EVERY) > Math.floor(size / MINOR_GC_EVERY)) minorGc?.({ type: 'minor' });
     size = next;
   }
   return size === buf.length ? buf : buf.subarray(0, size);
@@ -230,10 +216,6 @@ async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig:
 
 /** JSON of a body; a 2xx body that is not JSON is an error, an error body that is not is undefined. */
 function parseJson(text: string, bytes: number, status: number, endpoint: string): unknown {
-  // A large body is about to become objects several times its size: let the garbage of earlier
-  // polls go first (only with --expose-gc, as the launch settings give). On the thread that also
-  // serves, only while the heap is small enough for the pause to be short (as process/gc-hint.ts decides).
-  if (bytes >= LARGE_BODY_BYTES && (!isMainThread || getHeapStatistics().used_heap_size < FULL_GC_MAX_HEAP)) (globalThis as { gc?: () => void }).gc?.();
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

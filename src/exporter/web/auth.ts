@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
-import { https } from '../process/lean/http.js';
+import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';

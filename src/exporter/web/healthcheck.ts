@@ -4,7 +4,8 @@
  * daemon, so it asks the address and scheme the daemon actually serves. Exit 0 when GET /healthz
  * answers 2xx within 2 s, 1 otherwise (Docker reserves 2).
  */
-import { http, https } from '../process/lean/http.js';
+import http from 'node:http';
+import https from 'node:https';
 import { loadConfig, parseCli } from '../config/load.js';
 
 const TIMEOUT_MS = 2_000;

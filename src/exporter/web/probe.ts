@@ -3,8 +3,9 @@
  * if older than probe.max_age, within the scrape's deadline.
  */
 import type { Config } from '../config/schema.js';
-import { M } from '../exposition/catalogue.js';
-import { header, sampleLine } from '../exposition/render.js';
+import { M, type MetricDef } from '../exposition/catalogue.js';
+import { toSeries } from '../exposition/labels.js';
+import { CONTENT_TYPES, FamilyRegistry, storeSource } from '../exposition/registry.js';
 import { SeriesStore } from '../exposition/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
@@ -13,7 +14,10 @@ import { checkProbeUrl, parseAllowRule, type AllowRule } from './allow.js';
 export interface ProbeResult {
   status: number;
   body: string;
+  contentType: string;
 }
+
+const TEXT = 'text/plain; charset=utf-8';
 
 /** How many allowed-URL targets are kept warm; the oldest is dropped beyond this. */
 const MAX_URL_TARGETS = 64;
@@ -24,6 +28,8 @@ export class Prober {
 
   constructor(
     private readonly ctx: RuntimeContext,
+    /** The families a probe may render, in exposition order. */
+    private readonly catalogue: readonly MetricDef[],
     private readonly configured: (name: string) => TargetRuntime | undefined,
   ) {}
 
@@ -41,7 +47,7 @@ export class Prober {
     const key = checked.url.href;
     let entry = this.urlTargets.get(key);
     if (!entry) {
-      const store = new SeriesStore(this.ctx.store.order);
+      const store = new SeriesStore();
       const name = key.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
       entry = { rt: new TargetRuntime({ name, url: key, headers: {} }, { ...this.ctx, store }, () => {}), store };
       this.urlTargets.set(key, entry);
@@ -59,11 +65,11 @@ export class Prober {
     const target = query.get('target') ?? '';
     const found = this.resolve(target);
     // One line of text, the target quoted (JSON escapes newlines) and cut short.
-    if ('reason' in found) return { status: found.status, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: ${found.reason}\n` };
+    if ('reason' in found) return { status: found.status, contentType: TEXT, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: ${found.reason}\n` };
     const { rt, store } = found;
     const wanted = (query.get('collectors') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
-    if (unknown.length > 0) return { status: 400, body: `unknown or disabled collectors: ${unknown.join(', ')} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
+    if (unknown.length > 0) return { status: 400, contentType: TEXT, body: `unknown or disabled collectors: ${unknown.join(', ')} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
     const runners = wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
     // Leave half a second of Prometheus's deadline for rendering and the network.
     const budget = Math.min(this.config.probe.timeout, scrapeTimeoutSeconds !== undefined ? Math.max(0.1, scrapeTimeoutSeconds - 0.5) * 1000 : Infinity);
@@ -75,12 +81,14 @@ export class Prober {
     const waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
     const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
     const names = new Set(runners.map((r) => r.collector.name));
-    const body = store.renderFiltered((k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http')).toString('utf8');
-    const tail = [
-      header(M.probeSuccess), sampleLine({ metric: M.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 }),
-      header(M.probeDuration), sampleLine({ metric: M.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 }),
-    ].join('');
-    return { status: 200, body: body + tail };
+    const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
+    const own = toSeries([
+      { metric: M.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 },
+      { metric: M.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
+    ]);
+    const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
+    const body = await new FamilyRegistry('text', this.catalogue, source).render();
+    return { status: 200, contentType: CONTENT_TYPES.text, body };
   }
 
   async stop(): Promise<void> {

@@ -1,34 +1,23 @@
 /**
- * The HTTP face. /metrics and /healthz are answered straight from node:http with cached buffers
- * (express costs several times the raw server's throughput on a hot path like this); everything
- * else (landing page, /readyz, /probe, /-/reload) goes through express.
+ * The HTTP face: one express app for every route. /metrics sends the body the registry rendered
+ * last (exposition/registry.ts), in the format the client asks for, gzipped when it accepts gzip.
  */
-import type express from 'express';
-import type * as Http from 'node:http';
-import type * as Https from 'node:https';
-import { http, https } from '../process/lean/http.js';
+import express from 'express';
+import http from 'node:http';
+import https from 'node:https';
 import type net from 'node:net';
-import { CONTENT_TYPE } from '../exposition/render.js';
-import type { SelfMetrics } from '../exposition/self-metrics.js';
-import type { Logger } from '../process/logger.js';
+import { formatFor, type Body, type Format } from '../exposition/registry.js';
+import type { Logger } from '../logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
 
 export type { RunnerStatus };
 
-/** The polled part of /metrics, rendered and gzipped when it changes, with a version to compare. */
-export interface PolledBody {
-  plain: Buffer;
-  gzip: Buffer;
-  version: number;
-}
-
 export interface ServerDeps {
-  polled: () => PolledBody;
-  self: SelfMetrics;
+  metrics: (format: Format) => Promise<Body>;
   status: () => RunnerStatus[];
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
-  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string }>;
+  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string; contentType: string }>;
   reload: () => Promise<void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
@@ -38,64 +27,33 @@ export interface ServerDeps {
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/**
- * The /metrics answer: the polled body (rendered and gzipped once per change) and the self-metrics
- * (re-rendered once a second), with their headers, rebuilt per encoding only when either part
- * changes and that encoding is asked for (Prometheus only ever asks for gzip). Small bodies are
- * joined into one buffer (one write per scrape is what keeps up with a raw server at 1,000
- * series); larger ones are written as two parts: copying a megabyte-sized body once a second would
- * churn the allocator into fragmentation for no measurable gain. Two gzip members back to back are
- * one valid gzip stream (RFC 1952).
- */
-const JOIN_BELOW = 512 * 1024;
-
-interface Prepared {
-  /** The versions of the polled body and of the self-metrics it was built from. */
-  polled: number;
-  self: number;
-  parts: Buffer[];
-  headers: Http.OutgoingHttpHeaders;
-}
-
-export class MetricsResponse {
-  private plain: Prepared = { polled: -1, self: -1, parts: [], headers: {} };
-  private gzip: Prepared = { polled: -1, self: -1, parts: [], headers: {} };
-
-  constructor(private readonly deps: Pick<ServerDeps, 'polled' | 'self'>) {}
-
-  get(gzip: boolean): Prepared {
-    const p = this.deps.polled();
-    const s = this.deps.self;
-    s.touch();
-    const cached = gzip ? this.gzip : this.plain;
-    if (cached.polled === p.version && cached.self === s.version) return cached;
-    const [a, b] = gzip ? [p.gzip, s.gzip] : [p.plain, s.plain];
-    const prepared: Prepared = {
-      polled: p.version,
-      self: s.version,
-      parts: a.length + b.length < JOIN_BELOW ? [Buffer.concat([a, b])] : [a, b],
-      headers: { ...(gzip ? GZIP_HEADERS : PLAIN_HEADERS), 'content-length': a.length + b.length },
-    };
-    if (gzip) this.gzip = prepared;
-    else this.plain = prepared;
-    return prepared;
-  }
-}
-
-const PLAIN_HEADERS: Http.OutgoingHttpHeaders = { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' };
-const GZIP_HEADERS: Http.OutgoingHttpHeaders = { ...PLAIN_HEADERS, 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
-
-export async function createApp(deps: ServerDeps): Promise<express.Express> {
-  const { default: express } = await import('express');
+export function createApp(deps: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+
+  app.get('/metrics', async (req, res) => {
+    const body = await deps.metrics(formatFor(req.get('accept')));
+    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+    res.set({ 'content-type': body.contentType, 'cache-control': 'no-store', vary: 'Accept, Accept-Encoding' });
+    if (gzip) res.set('content-encoding', 'gzip');
+    res.send(gzip ? body.gzip : body.plain);
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok\n');
+  });
+
+  app.get('/readyz', (_req, res) => {
+    const pending = deps.pending();
+    res.status(pending.length === 0 ? 200 : 503).type('text/plain').send(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+  });
 
   app.get('/probe', async (req, res) => {
     const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
-    res.status(out.status).set('content-type', out.status === 200 ? CONTENT_TYPE : 'text/plain; charset=utf-8').send(out.body);
+    res.status(out.status).set('content-type', out.contentType).send(out.body);
   });
 
   app.post('/-/reload', async (_req, res) => {
@@ -150,57 +108,6 @@ function httpStatusOf(err: unknown): number {
   return typeof s === 'number' && s >= 400 && s < 600 ? s : 500;
 }
 
-/** The path of a request target, without its query. */
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
-}
-
-/**
- * The request listener: the hot paths (what Prometheus and Kubernetes call) by hand; the rest
- * through express, loaded on first use so an exporter nobody browses never pays for it.
- */
-export function createHandler(deps: ServerDeps): Http.RequestListener {
-  let app: Promise<express.Express> | undefined;
-  const metrics = new MetricsResponse(deps);
-  return (req, res) => {
-    const url = req.url ?? '/';
-    if ((req.method === 'GET' || req.method === 'HEAD') && (url === '/metrics' || url.startsWith('/metrics?'))) {
-      const { parts, headers } = metrics.get(/\bgzip\b/.test(req.headers['accept-encoding'] ?? ''));
-      res.writeHead(200, headers);
-      if (req.method === 'HEAD') return void res.end();
-      if (parts.length === 1) return void res.end(parts[0]);
-      res.cork();
-      res.write(parts[0]);
-      res.end(parts[1]);
-      return;
-    }
-    // Probes answer HEAD as GET, and ignore a query string (some probers add one).
-    const path = pathOf(url);
-    const probe = req.method === 'GET' || req.method === 'HEAD';
-    if (probe && path === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
-      return;
-    }
-    if (probe && path === '/readyz') {
-      const pending = deps.pending();
-      res.writeHead(pending.length === 0 ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(req.method === 'HEAD' ? undefined : pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
-      return;
-    }
-    app ??= createApp(deps);
-    app.then(
-      (a) => a(req, res),
-      (err: unknown) => {
-        deps.log?.error({ code: 'HTTP_HANDLER', err: err instanceof Error ? err.message : String(err) }, 'web application failed to load');
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('internal error\n');
-      },
-    );
-  };
-}
-
 export interface ListenOptions {
   address: string;
   maxConnections: number;
@@ -209,16 +116,16 @@ export interface ListenOptions {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** HTTPS when given (from the web-config file). */
-  tls?: Https.ServerOptions | undefined;
+  tls?: https.ServerOptions | undefined;
 }
 
-export async function listen(handler: Http.RequestListener, o: ListenOptions): Promise<Http.Server> {
+export async function listen(handler: http.RequestListener, o: ListenOptions): Promise<http.Server> {
   const i = o.address.lastIndexOf(':');
   const host = o.address.slice(0, i).replace(/^\[|\]$/g, '') || undefined;
   const port = Number(o.address.slice(i + 1));
   // Node checks those timeouts only every connectionsCheckingInterval (30 s by default).
   const check = { connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(o.headersTimeoutMs / 2))) };
-  const server: Http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
+  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
   // A slow or hostile client cannot hold a connection open indefinitely, and there is a cap on how
   // many it may hold at once; scrapes on other connections are served meanwhile.
   server.headersTimeout = o.headersTimeoutMs;
@@ -246,7 +153,7 @@ interface ConnState {
  * oldest idle kept-alive one) instead of the newcomer: a client holding hundreds of half-sent
  * requests (slowloris) cannot lock Prometheus or a probe out, however many sockets it holds.
  */
-function guardConnections(server: Http.Server, max: number, reserved: number): void {
+function guardConnections(server: http.Server, max: number, reserved: number): void {
   const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
   let unproven = 0;
   const forget = (sock: net.Socket, c: ConnState): void => {
@@ -277,7 +184,7 @@ function guardConnections(server: Http.Server, max: number, reserved: number): v
       sock.destroy();
     }
   });
-  server.on('request', (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
     const state = conns.get(raw);
     if (!state) return;
@@ -285,8 +192,6 @@ function guardConnections(server: Http.Server, max: number, reserved: number): v
       state.proven = true;
       unproven--;
     }
-    // /metrics and /healthz have answered by now: a listener per scrape only for the slower routes.
-    if (res.writableEnded) return;
     state.idle = false;
     res.once('close', () => {
       state.idle = true;

@@ -1,15 +1,10 @@
-/**
- * The HTTP server's start-up, the same for both modes: one thread polling and serving, or a
- * serving thread fed by the polling thread. Self-metrics, the handler, authentication and TLS.
- */
+/** The HTTP server's start-up: the express app, authentication and TLS, connection limits. */
 import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/schema.js';
-import { SelfMetrics, createSelfRegistry } from '../exposition/self-metrics.js';
-import { VERSION } from '../process/version.js';
 import type { WebConfig } from './auth.js';
-import { createHandler, listen, type ServerDeps } from './server.js';
+import { createApp, listen, type ServerDeps } from './server.js';
 
 /** The web-config file, loaded: who may scrape, and the TLS settings. */
 export interface WebAuth {
@@ -23,21 +18,17 @@ export interface RunningWeb {
   stop: () => Promise<void>;
 }
 
-export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: () => number }, web: Config['web'], address: string, auth?: WebAuth): Promise<RunningWeb> {
-  const self = new SelfMetrics(createSelfRegistry(VERSION, deps.seriesCount));
-  await self.refresh();
-  const stopSelf = self.keepFresh();
-  const handler = createHandler({ ...deps, self, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle) });
+export async function startWeb(deps: ServerDeps, web: Config['web'], address: string, auth?: WebAuth): Promise<RunningWeb> {
+  const app = createApp({ ...deps, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle) });
   // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
   const a = web.auth;
   const guarded = auth
-    ? (await import('./auth.js')).protect(handler, auth.config, { maxConcurrentChecks: a.max_concurrent_checks, maxQueuedChecks: a.max_queued_checks, maxFailuresPerClient: a.max_failures_per_client, failureWindowMs: a.failure_window })
-    : Object.assign(handler, { close: async () => {} });
+    ? (await import('./auth.js')).protect(app, auth.config, { maxConcurrentChecks: a.max_concurrent_checks, maxQueuedChecks: a.max_queued_checks, maxFailuresPerClient: a.max_failures_per_client, failureWindowMs: a.failure_window })
+    : Object.assign((req: http.IncomingMessage, res: http.ServerResponse) => app(req, res), { close: async () => {} });
   let server: http.Server;
   try {
     server = await listen(guarded, { address, maxConnections: web.max_connections, reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)), headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
   } catch (err) {
-    stopSelf();
     await guarded.close();
     throw err;
   }
@@ -46,7 +37,6 @@ export async function startWeb(deps: Omit<ServerDeps, 'self'> & { seriesCount: (
   return {
     url: `${auth?.tls ? 'https' : 'http'}://${host}:${addr.port}`,
     stop: async () => {
-      stopSelf();
       await guarded.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,7 +7,7 @@ import { RotationTally, parseRotation } from '../../../src/exporter/collectors/k
 import { networkHistorySamples } from '../../../src/exporter/collectors/network-history.js';
 import { statisticsSamples } from '../../../src/exporter/collectors/statistics.js';
 import { FieldError } from '../../../src/exporter/errors.js';
-import type { Sample } from '../../../src/exporter/exposition/render.js';
+import type { Sample } from '../../../src/exporter/exposition/labels.js';
 
 const fixture = (): any => JSON.parse(readFileSync(new URL('../../fixtures/statistics.json', import.meta.url), 'utf8'));
 const val = (samples: Sample[], name: string, ...values: string[]): number | undefined =>

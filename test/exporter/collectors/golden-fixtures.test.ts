@@ -10,7 +10,8 @@ import { COLLECTORS } from '../../../src/exporter/collectors/index.js';
 import type { AnyCollectorModule } from '../../../src/exporter/collectors/define.js';
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
 import { UpstreamHttpError } from '../../../src/exporter/errors.js';
-import { sampleLine, type Sample } from '../../../src/exporter/exposition/render.js';
+import type { Sample } from '../../../src/exporter/exposition/labels.js';
+import { renderSamples } from '../../helpers/render.js';
 import { Directory } from '../../../src/exporter/upstream/directory.js';
 
 const dir = new URL('../../contract/fixtures/', import.meta.url);
@@ -117,7 +118,7 @@ describe('golden real-format fixtures: each collector against *.expected.json', 
       const hit = samples.find((s) => s.metric.name === no.name && Object.entries(no.labels).every(([k, v]) => (labelsOf(s)[k] ?? '') === v));
       expect(hit, `absent ${no.name} ${JSON.stringify(no.labels)}`).toBeUndefined();
     }
-    const text = samples.map((s) => sampleLine(s)).join('');
+    const text = await renderSamples(samples);
     for (const f of e.forbiddenStrings) expect(text).not.toContain(f);
   });
 });

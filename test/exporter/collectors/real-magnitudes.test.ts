@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePosition, positionSamples } from '../../../src/exporter/collectors/positions.js';
 import { orderSamples } from '../../../src/exporter/collectors/orders.js';
 import { marketsSamples } from '../../../src/exporter/collectors/markets.js';
-import type { Sample } from '../../../src/exporter/exposition/render.js';
+import type { Sample } from '../../../src/exporter/exposition/labels.js';
 
 const H = (c: string): string => c.repeat(64);
 const val = (samples: readonly Sample[], name: string, ...labels: string[]): number | undefined =>

@@ -10,8 +10,7 @@ import { buildConfigSchema } from '../../../src/exporter/config/schema.js';
 import { timing } from '../../../src/exporter/config/fields.js';
 import { defineMetric } from '../../../src/exporter/exposition/catalogue.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
-import { expectedSeries } from '../../../src/exporter/process/polling-thread.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import { renderMetricDoc } from '../../../scripts/metric-doc.js';
 import { withSim } from '../../helpers/sim.js';
 
@@ -23,7 +22,6 @@ const throwaway = defineCollector({
   title: 'throwaway collector (a test of the registry)',
   config: z.strictObject({ enabled: z.boolean().default(true), ...timing('1s'), greeting: z.string().default('hello') }).prefault({}),
   metrics: [greeting],
-  expectedSeries: () => 1234,
   create: (settings) => ({
     async collect({ target, client, signal }) {
       const res = await client.get('/statistics', [], 'statistics', signal);
@@ -52,11 +50,6 @@ describe('a collector registered in one place', () => {
     // The registry's own schema does not know it.
     expect(schema.safeParse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }] }).success).toBe(true);
     expect(buildConfigSchema(COLLECTORS).safeParse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }], collectors: { throwaway: {} } }).success).toBe(false);
-  });
-
-  it('counts in the series estimate', () => {
-    const cfg = schema.parse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }] });
-    expect(expectedSeries(cfg, collectors) - expectedSeries(cfg, COLLECTORS)).toBe(1234);
   });
 
   it('is scheduled and rendered, with the bookkeeping every collector gets', async () => {

@@ -10,8 +10,8 @@ import { MarketsCollector } from '../../../src/exporter/collectors/markets.js';
 import { Directory } from '../../../src/exporter/upstream/directory.js';
 import { CollectorRunner } from '../../../src/exporter/schedule/runner.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
-import { CATALOGUE } from '../../../src/exporter/collectors/index.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
+import { renderStore } from '../../helpers/render.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
 
 const H = (c: string): string => c.repeat(64);
@@ -55,7 +55,7 @@ describe('row isolation', () => {
   it('the runner counts skips across polls and logs each (field, reason) once', async () => {
     const lines: string[] = [];
     const log = createLogger('info', new Writable({ write: (c, _e, cb) => { lines.push(String(c)); cb(); } }));
-    const store = new SeriesStore(CATALOGUE);
+    const store = new SeriesStore();
     const inst = new PositionsCollector([H('1')], [], directory());
     const runner = new CollectorRunner({
       scopeValue: 'net', collector: { name: 'positions', scope: 'network' }, instance: inst,
@@ -65,7 +65,7 @@ describe('row isolation', () => {
     await runner.runOnce();
     await runner.runOnce();
     await runner.runOnce();
-    const text = store.render().toString();
+    const text = await renderStore(store);
     expect(text).toContain('vega_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_field"} 3');
     expect(text).toContain('vega_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_id"} 3');
     expect(text).toContain('vega_network_collector_success{network="net",collector="positions"} 1');

@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/exporter/cli.js';
 import { loadConfig, parseCli } from '../../../src/exporter/config/load.js';
 import { configSchema } from '../../../src/exporter/config/schema.js';
-import { expectedSeries, usePollingThread } from '../../../src/exporter/process/polling-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dne-config-'));
 let n = 0;
@@ -112,21 +111,6 @@ describe('config sources', () => {
   });
 });
 
-describe('polling thread: auto', () => {
-  const cfg = (extra: object) => configSchema.parse({ targets: [{ name: 'a', url: 'http://h:1' }], ...extra });
-  it('one data node with the default market guard stays on one thread', () => {
-    expect(expectedSeries(cfg({}))).toBeLessThan(50_000);
-    expect(usePollingThread(cfg({}))).toBe(false);
-  });
-  it('a configuration that can reach 100,000 series, a discovered fleet, or "on" gets the thread', () => {
-    expect(usePollingThread(cfg({ collectors: { markets: { max_markets: 2500 } } }))).toBe(true);
-    expect(usePollingThread(cfg({ discovery: { files: ['/x.yaml'] } }))).toBe(true);
-    expect(usePollingThread(cfg({ web: { polling_thread: 'on' } }))).toBe(true);
-    expect(usePollingThread(cfg({ web: { polling_thread: 'off' }, collectors: { markets: { max_markets: 9000 } } }))).toBe(false);
-    const many = configSchema.parse({ targets: Array.from({ length: 500 }, (_, i) => ({ name: `t${i}`, url: 'http://h:1', network: `n${i % 3}` })) });
-    expect(usePollingThread(many)).toBe(true);
-  });
-});
 
 describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () => {
   const base = { targets: [{ name: 'a', url: 'http://h:1' }] };

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
-import { capLabel, fragments } from '../../../src/exporter/exposition/render.js';
+import { capLabel, toSeries } from '../../../src/exporter/exposition/labels.js';
+import { Exposition } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { CATALOGUE } from '../../helpers/render.js';
 import { EnumLabels, oneHot } from '../../../src/exporter/upstream/scale.js';
 
 describe('label values are capped', () => {
@@ -17,23 +19,29 @@ describe('label values are capped', () => {
     expect(capLabel(multi, 128)).toMatch(/^é+~[0-9a-f]{16}$/);
   });
 
-  it('rendered samples carry capped values', () => {
-    const f = fragments([{ metric: M.marketInfo, values: ['net', 'i'.repeat(5000), 'c', 'n', 'future', 'a', 'q', 't'], value: 1 }]);
-    expect(f.get(M.marketInfo)!.length).toBeLessThan(400);
+  it('stored series carry capped values', () => {
+    const [v] = toSeries([{ metric: M.marketInfo, values: ['net', 'i'.repeat(5000), 'c', 'n', 'future', 'a', 'q', 't'], value: 1 }]).get(M.marketInfo)!;
+    expect(v!.labels.market_id).toMatch(/^i{111}~[0-9a-f]{16}$/);
+    expect(v!.labels.network).toBe('net');
   });
 });
 
 describe('the rendered body is capped', () => {
-  it('families past limits.metrics_body_bytes are left out and vega_exporter_metrics_truncated says so', () => {
+  it('families past limits.metrics_body_bytes are left out and vega_exporter_metrics_truncated says so', async () => {
     const store = new SeriesStore();
+    const expo = new Exposition(store, CATALOGUE, { version: 'test', seriesCount: () => 0 });
     let told = 0;
-    store.onTruncated = () => void told++;
-    store.bodyLimitBytes = 64 * 1024;
+    expo.onTruncated = () => void told++;
+    expo.limitBytes = 64 * 1024;
+    store.set({ scope: 'target', id: 't', source: 'statistics' }, [{ metric: M.peers, values: ['t'], value: 7 }], 0, Infinity);
     store.set({ scope: 'network', id: 'n', source: 'markets' }, Array.from({ length: 3000 }, (_, i) => ({ metric: M.marketDecimals, values: ['n', `m${i}`], value: 1 })), 0, Infinity);
-    const body = store.render().toString();
+    const body = (await expo.body('text')).plain.toString();
     expect(body.length).toBeLessThanOrEqual(64 * 1024);
     expect(body).toContain('vega_exporter_metrics_truncated 1');
+    expect(body).not.toContain('vega_market_decimal_places{');
+    expect(body).toContain('vega_peers{target="t"} 7');
     expect(told).toBe(1);
+    expo.stop();
   });
 });
 

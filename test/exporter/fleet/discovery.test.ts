@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Discovery } from '../../../src/exporter/fleet/discovery.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import { LogCapture } from '../../helpers/exporter.js';
 
 let dir: string;

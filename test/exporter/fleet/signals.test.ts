@@ -1,7 +1,7 @@
 /** The pure fleet logic: networks, fail-over order, disagreement, signals and shards. */
 import { describe, expect, it } from 'vitest';
 import { candidateOrder, disagreement, fleetSamples, networkOf, shardOf, type TargetView } from '../../../src/exporter/fleet/signals.js';
-import type { Sample } from '../../../src/exporter/exposition/render.js';
+import type { Sample } from '../../../src/exporter/exposition/labels.js';
 
 const view = (name: string, o: Partial<TargetView> & { height?: bigint; dn?: bigint; chain?: string; version?: string; fp?: string; fpH?: bigint } = {}): TargetView => ({
   name,

@@ -8,7 +8,7 @@ import type { CollectContext, CollectResult, CollectorIdentity } from '../../../
 import { ExporterError } from '../../../src/exporter/errors.js';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import { CollectorRunner, type Candidate, type RunnerSettings } from '../../../src/exporter/schedule/runner.js';
 import type { DatanodeClient } from '../../../src/exporter/upstream/client.js';
 import { Scrape } from '../../helpers/expo.js';
@@ -48,7 +48,7 @@ function harness(o: { identity?: CollectorIdentity; scope?: string; targets?: st
     store,
     calls,
     collect: ok() as Collect,
-    scrape: () => new Scrape(store.render().toString('utf8')),
+    scrape: () => Scrape.fromStore(store),
     runner: undefined as unknown as CollectorRunner,
   };
   h.runner = new CollectorRunner({
@@ -277,7 +277,7 @@ describe('series', () => {
     await dropped.runner.stop(true);
     expect(kept.scrape().has('vega_peers')).toBe(true);
     expect(kept.scrape().has('vega_collector_success')).toBe(true);
-    expect(dropped.store.render().length).toBe(0);
+    expect(dropped.store.seriesCount()).toBe(0);
   });
 });
 
@@ -301,7 +301,7 @@ describe('start and stop', () => {
     await run;
     expect(h.calls[0]!.signal.aborted).toBe(true);
     expect(h.runner.state.runs).toBe(0);
-    expect(h.store.render().length).toBe(0);
+    expect(h.store.seriesCount()).toBe(0);
   });
 });
 

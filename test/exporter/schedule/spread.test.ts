@@ -1,18 +1,30 @@
 /**
  * Spread polls: each (target, collector) fires at a stable offset within its interval, so 100
  * targets' polls do not all land in the same second, and a reload keeps unchanged targets' offsets.
+ *
+ * Nothing here waits on the wall clock: the schedule is checked as computed (expression, in-tick
+ * delay, node-cron's next runs), the fleet's runners by their offsets, and the runners' polls on a
+ * fake clock that drives node-cron's own timers (test/helpers/fake-clock.ts), where a poll lands
+ * on the exact millisecond of its offset.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import cron from 'node-cron';
 import { describe, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../../src/exporter/config/schema.js';
+import { Exporter } from '../../../src/exporter/exporter.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import { intervalToCron, spreadSchedule, stableOffset } from '../../../src/exporter/schedule/cron.js';
+import { CollectorRunner, type RunnerOptions } from '../../../src/exporter/schedule/runner.js';
+import { LogCapture } from '../../helpers/exporter.js';
+import { withFakeClock, type FakeClock } from '../../helpers/fake-clock.js';
 import { lifecycle } from '../../helpers/lifecycle.js';
 
 const life = lifecycle();
-// No chain id comes back from a refusing target, so network-scoped runners would never start: readiness would wait.
+// No chain id comes back from a refusing target, so network-scoped runners would never start.
 const NO_NETWORK = { markets: { enabled: false }, key_rotations: { enabled: false } };
+const FLEET = Array.from({ length: 100 }, (_, i) => `dn-${String(i + 1).padStart(3, '0')}`);
+const mod = (t: number, m: number): number => ((t % m) + m) % m;
 
 /** When node-cron would fire `expression` next, `n` times, plus the in-tick delay. */
 function fireTimes(intervalMs: number, offsetMs: number, n: number): number[] {
@@ -24,6 +36,17 @@ function fireTimes(intervalMs: number, offsetMs: number, n: number): number[] {
   return out;
 }
 
+/** Offsets (or poll times) per second of a 15 s interval: spread like dice, not all in one second. */
+function expectSpreadOver15s(phases: Iterable<number>, count: number): void {
+  const perSecond = new Array<number>(15).fill(0);
+  for (const p of phases) perSecond[Math.floor(p / 1000)]! += 1;
+  expect(perSecond.reduce((a, b) => a + b, 0)).toBe(count);
+  const share = count / 15;
+  // Clock-aligned schedules put all 100 into one second; a hash spreads them like dice.
+  expect(Math.max(...perSecond), `per second: ${perSecond.join(' ')}`).toBeLessThanOrEqual(Math.ceil(2.5 * share));
+  expect(perSecond.filter((n) => n > 0).length, `per second: ${perSecond.join(' ')}`).toBeGreaterThanOrEqual(12);
+}
+
 describe('spreadSchedule', () => {
   it('fires every interval at the offset, for every allowed interval shape', () => {
     const cases: [number, number][] = [
@@ -32,7 +55,7 @@ describe('spreadSchedule', () => {
     ];
     for (const [interval, offset] of cases) {
       const times = fireTimes(interval, offset, 4);
-      for (const t of times) expect(((t % interval) + interval) % interval, `${interval}/${offset}`).toBe(offset);
+      for (const t of times) expect(mod(t, interval), `${interval}/${offset}`).toBe(offset);
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(interval);
     }
   });
@@ -60,59 +83,119 @@ async function refusingServer(): Promise<string> {
 describe('a fleet of 100 targets', () => {
   it('spreads statistics polls over their 15 s interval and keeps the offsets across a reload', async () => {
     const url = await refusingServer();
-    const names = Array.from({ length: 100 }, (_, i) => `dn-${String(i + 1).padStart(3, '0')}`);
     const config = (list: string[], marketsInterval: string): Config =>
-      configSchema.parse({ targets: list.map((name) => ({ name, url })), log: { level: 'silent' }, http: { retries: 0 }, collectors: { statistics: { interval: '15s' }, markets: { interval: marketsInterval } } });
-    let next = config(names, '1m');
-    const e = await life.exporter(url, { collectors: NO_NETWORK }, 'silent', () => next);
-    // The helper starts with its own one-target config: reload into the fleet first.
-    next = config(names, '1m');
-    await e.exporter.reload();
+      configSchema.parse({ targets: list.map((name) => ({ name, url })), log: { level: 'silent' }, http: { retries: 0 }, collectors: { ...NO_NETWORK, statistics: { interval: '15s' }, markets: { enabled: false, interval: marketsInterval } } });
+    let next = config(FLEET, '1m');
+    // The polling core only (no HTTP server), and no wait for readiness: only the runners' offsets matter.
+    const ex = new Exporter(next, createLogger('silent', new LogCapture()), () => next);
+    life.defer(() => ex.stop());
+    await ex.startCore();
     const offsets = (): Map<string, number> =>
-      new Map(e.exporter.runners.filter((r) => r.collector.name === 'statistics').map((r) => [r.scopeValue, r.offsetMs]));
+      new Map(ex.runners.filter((r) => r.collector.name === 'statistics').map((r) => [r.scopeValue, r.offsetMs]));
     const before = offsets();
     expect(before.size).toBe(100);
-
-    const perSecond = new Array<number>(15).fill(0);
-    for (const o of before.values()) perSecond[Math.floor(o / 1000)]! += 1;
-    const share = 100 / 15;
-    // Clock-aligned schedules put all 100 into one second; a hash spreads them like dice.
-    expect(Math.max(...perSecond)).toBeLessThanOrEqual(Math.ceil(2.5 * share));
-    expect(perSecond.filter((n) => n > 0).length).toBeGreaterThanOrEqual(12);
+    expectSpreadOver15s(before.values(), 100);
     for (const [name, o] of before) expect(o).toBe(stableOffset(`${name}/statistics`, 15_000));
 
     // A reload that drops one target, adds one and rebuilds every runtime (a collector setting changed).
-    next = config([...names.slice(1), 'dn-new'], '5m');
-    await e.exporter.reload();
+    next = config([...FLEET.slice(1), 'dn-new'], '5m');
+    await ex.reload();
     const after = offsets();
     expect(after.has('dn-001')).toBe(false);
     expect(after.has('dn-new')).toBe(true);
-    for (const name of names.slice(1)) expect(after.get(name), name).toBe(before.get(name));
+    for (const name of FLEET.slice(1)) expect(after.get(name), name).toBe(before.get(name));
   });
+});
 
-  it('a runner polls at its offset (wall clock, within 150 ms)', { timeout: 15_000 }, async () => {
-    const url = await refusingServer();
+/**
+ * Real runners on node-cron, on a fake clock. The collector answers at once and notes the time it
+ * was asked: on a fake clock that is the millisecond the schedule fired, exactly.
+ */
+describe('runners polling on the spread schedule (fake clock)', () => {
+  // A Monday 09:00:03.250 UTC: not aligned to any interval, and not on a whole second.
+  const T0 = Date.UTC(2030, 0, 7, 9, 0, 3, 250);
+  const quiet: RunnerOptions['log'] = (() => {
+    const l = { child: () => l, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
+    return l as unknown as RunnerOptions['log'];
+  })();
+  // The store is not under test: one that takes anything (and reports nothing held).
+  const anyStore = new Proxy({}, { get: () => () => 0 }) as RunnerOptions['store'];
+
+  /** Start a runner per name; `asked` gets the (fake) time of every poll, by name. */
+  function startRunners(names: string[], intervalMs: number, asked: Map<string, number[]>): CollectorRunner[] {
+    return names.map((name) => {
+      const runner = new CollectorRunner({
+        scopeValue: name,
+        collector: { name: 'statistics', scope: 'node' },
+        instance: {
+          collect: (ctx) => {
+            asked.set(ctx.target, [...(asked.get(ctx.target) ?? []), Date.now()]);
+            return Promise.resolve({ samples: [] });
+          },
+        },
+        candidates: () => [{ target: name, client: {} as never }],
+        store: anyStore,
+        settings: { intervalMs, timeoutMs: 1000, maxAgeMs: 3 * intervalMs, cron: intervalToCron(intervalMs)!, pageSize: 100, maxPages: 1, seriesLimit: 1000 },
+        log: quiet,
+      });
+      runner.start();
+      return runner;
+    });
+  }
+
+  /**
+   * Run `names` for `intervals` + 1 intervals from the clock's current time; returns each name's
+   * scheduled polls. Checks the runner's contract on the way: one poll at start (readiness), then
+   * after a first interval (a slot within the starting second is skipped by node-cron), exactly one
+   * poll per interval, every poll at t ≡ offset (mod interval), consecutive polls one interval apart.
+   */
+  async function observe(clock: FakeClock, names: string[], intervalMs: number, intervals: number): Promise<Map<string, number[]>> {
+    const start = Date.now();
+    const asked = new Map<string, number[]>();
+    const runners = startRunners(names, intervalMs, asked);
+    try {
+      for (const name of names) expect(asked.get(name), `${name}: the poll at start`).toEqual([start]);
+      asked.clear();
+      await clock.advance((intervals + 1) * intervalMs);
+    } finally {
+      await Promise.all(runners.map((r) => r.stop(true)));
+    }
+    for (const [i, name] of names.entries()) {
+      const offset = stableOffset(`${name}/statistics`, intervalMs);
+      expect(runners[i]!.offsetMs).toBe(offset);
+      const times = asked.get(name) ?? [];
+      for (const t of times) expect(mod(t, intervalMs), `${name}: poll ${t - start} ms after start, offset ${offset}`).toBe(offset);
+      for (let k = 1; k < times.length; k++) expect(times[k]! - times[k - 1]!, `${name}: gap between polls`).toBe(intervalMs);
+      const settled = times.filter((t) => t >= start + intervalMs && t < start + (intervals + 1) * intervalMs);
+      expect(settled.length, `${name}: polls per interval after the first`).toBe(intervals);
+    }
+    return asked;
+  }
+
+  it('a runner polls at its offset: the cron second and the sub-second delay both show', async () => {
     // A target whose 2 s offset has a sub-second part, so both the cron seconds and the in-tick delay show.
     const name = Array.from({ length: 50 }, (_, i) => `t${i}`).find((n) => stableOffset(`${n}/statistics`, 2000) % 1000 > 300 && stableOffset(`${n}/statistics`, 2000) % 1000 < 700)!;
-    const offset = stableOffset(`${name}/statistics`, 2000);
-    const e = await life.exporter(url, { targets: [{ name, url }], http: { retries: 0 }, collectors: { statistics: { interval: '2s' }, network_history: { enabled: false }, consistency: { enabled: false }, ...NO_NETWORK } }, 'silent');
-    const runner = e.exporter.runners.find((r) => r.collector.name === 'statistics')!;
-    expect(runner.offsetMs).toBe(offset);
-    const at: number[] = [];
-    let seen = runner.state.runs;
-    // Three intervals and a half: a tick the scheduler skips on a busy machine still leaves two.
-    const end = Date.now() + 7000;
-    while (Date.now() < end) {
-      if (runner.state.runs !== seen) {
-        seen = runner.state.runs;
-        at.push(Date.now());
-      }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    expect(at.length).toBeGreaterThanOrEqual(2);
-    for (const t of at) {
-      const d = (((t % 2000) - offset) + 2000) % 2000;
-      expect(Math.min(d, 2000 - d), `poll at ${t % 2000} ms into the interval, offset ${offset}`).toBeLessThan(150);
-    }
+    expect(name, 'a target whose 2 s offset has a sub-second part').toBeDefined();
+    await withFakeClock(T0, async (clock) => {
+      const asked = await observe(clock, [name], 2000, 3);
+      expect(asked.get(name)!.length).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  it('100 runners poll spread over their 15 s interval, and rebuilt runners keep their offsets', async () => {
+    await withFakeClock(T0, async (clock) => {
+      const before = await observe(clock, FLEET, 15_000, 2);
+      // Where in the interval each one actually polled, from the fake clock.
+      const phase = (asked: Map<string, number[]>, name: string): number => mod(asked.get(name)!.at(-1)!, 15_000);
+      expectSpreadOver15s(FLEET.map((n) => phase(before, n)), 100);
+
+      // Stopped and rebuilt (a reload), one target dropped and one added, at a later time.
+      await clock.advance(4_321);
+      const next = [...FLEET.slice(1), 'dn-new'];
+      const after = await observe(clock, next, 15_000, 2);
+      expect(after.has('dn-001')).toBe(false);
+      expect(after.get('dn-new')!.length).toBeGreaterThanOrEqual(2);
+      for (const name of FLEET.slice(1)) expect(phase(after, name), name).toBe(phase(before, name));
+    });
   });
 });

@@ -11,11 +11,12 @@ import { main } from '../../../src/exporter/cli.js';
 import { healthUrl } from '../../../src/exporter/web/healthcheck.js';
 import { configSchema } from '../../../src/exporter/config/schema.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
+import { createLogger } from '../../../src/exporter/logger.js';
 import { loadWebConfig } from '../../../src/exporter/web/auth.js';
 import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
 import { makeCerts, type Certs } from '../../helpers/certs.js';
 import { LogCapture } from '../../helpers/exporter.js';
+import { ioTurns, withFakeClock } from '../../helpers/fake-clock.js';
 import { lifecycle } from '../../helpers/lifecycle.js';
 
 describe('healthUrl', () => {
@@ -71,7 +72,7 @@ describe('healthcheck subcommand', () => {
     expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${await closedPort()}`])).toBe(1);
   });
 
-  it('gives up after 2 s on a server that accepts but never answers', async () => {
+  it('gives up after 2 s on a server that accepts but never answers (fake clock)', async () => {
     const socks: Socket[] = [];
     const silent = createServer((sock) => void socks.push(sock.on('error', () => {})));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
@@ -79,10 +80,21 @@ describe('healthcheck subcommand', () => {
       for (const s of socks) s.destroy();
       return new Promise<void>((r) => silent.close(() => r()));
     });
-    const t0 = Date.now();
-    expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${(silent.address() as { port: number }).port}`])).toBe(1);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_900);
-    expect(Date.now() - t0).toBeLessThan(3_000);
+    // The request has reached the server (real I/O, no clock involved): from here only the deadline can end it.
+    const requested = new Promise<void>((r) => silent.once('connection', (sock: Socket) => sock.once('data', () => r())));
+    await withFakeClock(Date.UTC(2030, 0, 7, 9, 0, 0), async (clock) => {
+      let code: number | undefined;
+      const run = main(['healthcheck', `--web.listen-address=127.0.0.1:${(silent.address() as { port: number }).port}`]).then((c) => (code = c));
+      await Promise.race([requested, run]);
+      expect(code, 'ended before its request reached the server').toBeUndefined();
+      // Just short of 2 s: still waiting, whatever real I/O may still come (a bounded number of loop turns, not a duration).
+      await clock.advance(1_999);
+      expect(await ioTurns(50, () => code !== undefined), 'answered before the 2 s deadline').toBe(false);
+      // At 2 s the probe gives up on its own deadline, and the healthcheck reports unhealthy.
+      await clock.advance(1);
+      expect(await ioTurns(50, () => code !== undefined), 'still waiting past the 2 s deadline').toBe(true);
+      expect(code).toBe(1);
+    });
   });
 
   it('reads the environment and the config file as the daemon does (flags win)', async () => {

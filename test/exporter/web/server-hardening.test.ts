@@ -2,9 +2,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SelfMetrics, createSelfRegistry } from '../../../src/exporter/exposition/self-metrics.js';
-import { createLogger } from '../../../src/exporter/process/logger.js';
-import { createHandler, type ServerDeps } from '../../../src/exporter/web/server.js';
+import { createLogger } from '../../../src/exporter/logger.js';
+import { createApp, type ServerDeps } from '../../../src/exporter/web/server.js';
 import { LogCapture } from '../../helpers/exporter.js';
 
 const servers: http.Server[] = [];
@@ -16,16 +15,15 @@ async function serve(over: Partial<ServerDeps> = {}): Promise<{ url: string; log
   const logs = new LogCapture();
   const reloads: number[] = [];
   const deps: ServerDeps = {
-    polled: () => ({ plain: Buffer.from('x 1\n'), gzip: Buffer.alloc(0), version: 1 }),
-    self: new SelfMetrics(createSelfRegistry('test', () => 0)),
+    metrics: async () => ({ contentType: 'text/plain', plain: Buffer.from('x 1\n'), gzip: Buffer.alloc(0) }),
     status: () => [],
     pending: () => [],
-    probe: async () => ({ status: 200, body: '' }),
+    probe: async () => ({ status: 200, body: '', contentType: 'text/plain' }),
     reload: async () => void reloads.push(1),
     log: createLogger('info', logs),
     ...over,
   };
-  const server = http.createServer(createHandler(deps));
+  const server = http.createServer(createApp(deps));
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, logs, reloads };

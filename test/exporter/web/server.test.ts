@@ -1,21 +1,38 @@
 /** The HTTP face with fake dependencies: every route and method, over a real socket on 127.0.0.1. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CONTENT_TYPE } from '../../../src/exporter/exposition/render.js';
-import { SelfMetrics } from '../../../src/exporter/exposition/self-metrics.js';
-import { Gauge, Registry } from '../../../src/exporter/process/lean/prom-client.js';
-import { createHandler, listen, type RunnerStatus, type ServerDeps } from '../../../src/exporter/web/server.js';
+import { M } from '../../../src/exporter/exposition/catalogue.js';
+import { Exposition } from '../../../src/exporter/exposition/registry.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { createApp, listen, type RunnerStatus, type ServerDeps } from '../../../src/exporter/web/server.js';
+import { CATALOGUE } from '../../helpers/render.js';
 
-const POLLED = 'vega_up{target="dn1"} 1\n';
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const OPENMETRICS = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+/** What Prometheus sends. */
+const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * A gzip decoder that reads exactly one member, as curl and many libraries do: the 10-byte header
+ * (no optional fields), one raw deflate stream, and the CRC-32 and length of the whole text last.
+ */
+function gunzipOneMember(gz: Buffer): Buffer {
+  expect([...gz.subarray(0, 4)]).toEqual([0x1f, 0x8b, 8, 0]);
+  const text = inflateRawSync(gz.subarray(10, gz.length - 8));
+  expect(gz.readUInt32LE(gz.length - 8)).toBe(crc32(text));
+  expect(gz.readUInt32LE(gz.length - 4)).toBe(text.length);
+  return text;
+}
 
 /** What the fakes were asked, and what they answer. */
 const fake = {
   pending: [] as string[],
   status: [] as RunnerStatus[],
   probeCalls: [] as { query: string; timeout: number | undefined }[],
-  probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n' },
+  probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
   reloadError: undefined as Error | undefined,
   reloads: 0,
 };
@@ -24,13 +41,11 @@ let server: http.Server;
 let base: { host: string; port: number };
 
 beforeAll(async () => {
-  const registry = new Registry();
-  new Gauge({ name: 'test_self_gauge', help: 'A self metric.', registers: [registry] }).set(7);
-  const self = new SelfMetrics(registry, 60_000);
-  await self.refresh();
+  const store = new SeriesStore();
+  store.set({ scope: 'target', id: 'dn1', source: 'statistics' }, [{ metric: M.up, values: ['dn1'], value: 1 }], 0, Infinity);
+  const expo = new Exposition(store, CATALOGUE, { version: 'test', seriesCount: () => 1 });
   const deps: ServerDeps = {
-    polled: () => ({ plain: Buffer.from(POLLED), gzip: gzipSync(POLLED), version: 1 }),
-    self,
+    metrics: (format) => expo.body(format),
     status: () => fake.status,
     pending: () => fake.pending,
     probe: async (query, timeout) => {
@@ -44,7 +59,7 @@ beforeAll(async () => {
     // The lifecycle API is off by default (server-hardening.test.ts); these routes test it on.
     lifecycle: () => true,
   };
-  server = await listen(createHandler(deps), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+  server = await listen(createApp(deps), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
   const a = server.address() as AddressInfo;
   base = { host: a.address, port: a.port };
 });
@@ -53,7 +68,7 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 beforeEach(() => {
-  Object.assign(fake, { pending: [], status: [], probeCalls: [], probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n' }, reloadError: undefined, reloads: 0 });
+  Object.assign(fake, { pending: [], status: [], probeCalls: [], probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE }, reloadError: undefined, reloads: 0 });
 });
 
 interface Answer {
@@ -81,26 +96,38 @@ function request(method: string, path: string, headers: Record<string, string> =
 }
 
 describe('/metrics', () => {
-  it('GET plain: the polled body then the self-metrics, with length and type', async () => {
+  it('GET plain: the polled series then the process metrics, with length and type', async () => {
     const r = await request('GET', '/metrics');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe(CONTENT_TYPE);
     expect(r.headers['content-encoding']).toBeUndefined();
     expect(r.headers['cache-control']).toBe('no-store');
     expect(Number(r.headers['content-length'])).toBe(r.body.length);
-    expect(r.text.startsWith(POLLED)).toBe(true);
-    expect(r.text).toContain('test_self_gauge 7\n');
+    expect(r.text.startsWith(`# HELP vega_up ${M.up.help}\n# TYPE vega_up gauge\nvega_up{target="dn1"} 1\n`)).toBe(true);
+    expect(r.text).toMatch(/\nprocess_cpu_seconds_total [0-9.e-]+\n/);
+    expect(r.text).toContain('\nvega_exporter_build_info{version="test",nodejs_version="');
   });
 
-  it('GET gzip: one valid gzip stream of the same text, and a query string is accepted', async () => {
-    const plain = (await request('GET', '/metrics')).text;
+  it('GET gzip: one gzip member of exactly the plain text (a single-member decoder, as curl, reads it all)', async () => {
+    const plain = (await request('GET', '/metrics')).body;
     const r = await request('GET', '/metrics?x=1', { 'accept-encoding': 'deflate, gzip;q=1.0' });
     expect(r.status).toBe(200);
     expect(r.headers['content-encoding']).toBe('gzip');
-    expect(r.headers.vary).toBe('Accept-Encoding');
+    expect(r.headers.vary).toBe('Accept, Accept-Encoding');
     expect(r.headers['content-type']).toBe(CONTENT_TYPE);
     expect(Number(r.headers['content-length'])).toBe(r.body.length);
-    expect(gunzipSync(r.body).toString('utf8')).toBe(plain);
+    expect(gunzipOneMember(r.body).equals(plain)).toBe(true);
+    expect(gunzipSync(r.body).equals(plain)).toBe(true);
+  });
+
+  it('OpenMetrics when Prometheus asks for it: its content type, counters without _total in TYPE, # EOF last', async () => {
+    const r = await request('GET', '/metrics', { accept: PROMETHEUS_ACCEPT, 'accept-encoding': 'gzip' });
+    expect(r.headers['content-type']).toBe(OPENMETRICS);
+    const text = gunzipOneMember(r.body).toString('utf8');
+    expect(text).toContain('# TYPE process_cpu_seconds counter\nprocess_cpu_seconds_total ');
+    expect(text).toContain('vega_up{target="dn1"} 1\n');
+    expect(text).not.toContain('\n\n');
+    expect(text.endsWith('\n# EOF\n')).toBe(true);
   });
 
   it('HEAD: the GET headers and no body', async () => {
@@ -109,7 +136,7 @@ describe('/metrics', () => {
       const head = await request('HEAD', '/metrics', enc);
       expect(head.status).toBe(200);
       expect(head.body.length).toBe(0);
-      expect(head.headers['content-length']).toBe(get.headers['content-length']);
+      expect(Math.abs(Number(head.headers['content-length']) - Number(get.headers['content-length']))).toBeLessThan(enc['accept-encoding'] ? 200 : 2); // the process metrics may have moved
       expect(head.headers['content-type']).toBe(CONTENT_TYPE);
       expect(head.headers['content-encoding']).toBe(get.headers['content-encoding']);
     }
@@ -170,7 +197,7 @@ describe('/probe', () => {
   });
 
   it("the probe's error status and message come back as plain text", async () => {
-    fake.probeAnswer = { status: 400, body: 'unknown target "zz"\n' };
+    fake.probeAnswer = { status: 400, body: 'unknown target "zz"\n', contentType: TEXT };
     const r = await request('GET', '/probe?target=zz');
     expect(r.status).toBe(400);
     expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');

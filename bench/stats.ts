@@ -1,0 +1,74 @@
+/** The sizing bench's pure helpers (bench/run.ts); test/bench/stats.test.ts checks them. */
+
+/** The p-th percentile (0–100) by nearest rank: a value that was measured. NaN without samples. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/**
+ * utime + stime of a process, in clock ticks, from /proc/<pid>/stat (fields 14 and 15). Fields are
+ * counted after the last ")", since the command name before it may hold spaces and parentheses.
+ */
+export function cpuTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(/\s+/);
+  // fields[0] is field 3 (state), so field n is fields[n - 3].
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (stat.lastIndexOf(')') < 0 || !Number.isInteger(utime) || !Number.isInteger(stime)) throw new Error('not a /proc/<pid>/stat line');
+  return utime + stime;
+}
+
+/** VmRSS in KiB, from /proc/<pid>/status. */
+export function vmRssKiB(status: string): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  if (!m) throw new Error('no VmRSS line in /proc/<pid>/status');
+  return Number(m[1]);
+}
+
+/** Samples in an exposition body (text or OpenMetrics): lines that are neither blank nor comments. */
+export function countSeries(body: string): number {
+  let n = 0;
+  for (const line of body.split('\n')) if (line !== '' && !line.startsWith('#')) n += 1;
+  return n;
+}
+
+/** A poll: when it started and finished, in ms since the epoch. */
+export type Window = [start: number, end: number];
+
+const POLL_LINE = /^vega_(network_)?collector_(duration_seconds|last_success_timestamp_seconds)(\{[^}\n]*\})? (\S+)/gm;
+
+/**
+ * Each collector's last successful poll, as the exporter reports it in a body:
+ * [finish − duration, finish] from vega_(network_)collector_last_success_timestamp_seconds and
+ * vega_(network_)collector_duration_seconds with the same labels.
+ */
+export function pollWindows(body: string): Window[] {
+  const duration = new Map<string, number>();
+  const finish = new Map<string, number>();
+  for (const m of body.matchAll(POLL_LINE)) {
+    const key = `${m[1] ?? ''}${m[3] ?? ''}`;
+    (m[2] === 'duration_seconds' ? duration : finish).set(key, Number(m[4]));
+  }
+  const out: Window[] = [];
+  for (const [key, t] of finish) {
+    const d = duration.get(key);
+    if (d !== undefined && Number.isFinite(d) && Number.isFinite(t)) out.push([(t - d) * 1000, t * 1000]);
+  }
+  return out;
+}
+
+/** Whether a scrape [start, end] overlaps a poll, or the `tailMs` after one (publishing its body). */
+export function duringPoll(start: number, end: number, windows: Iterable<Window>, tailMs: number): boolean {
+  for (const [ws, we] of windows) if (start <= we + tailMs && end >= ws) return true;
+  return false;
+}

@@ -1,0 +1,73 @@
+/**
+ * What collectors produce (samples) and how their label values are bounded before they reach the
+ * registry. prom-client escapes label values when it renders; capping is ours.
+ */
+import { createHash } from 'node:crypto';
+import type { MetricDef } from './catalogue.js';
+
+export interface Sample {
+  metric: MetricDef;
+  /** Label values in the order of metric.labels. */
+  values: readonly string[];
+  value: number;
+}
+
+/** Default cap on a label value, in UTF-8 bytes (limits.label_value_bytes). */
+export const DEFAULT_LABEL_VALUE_BYTES = 128;
+let labelValueBytes = DEFAULT_LABEL_VALUE_BYTES;
+
+/** Set the cap on label values (the exporter does, from limits.label_value_bytes). */
+export function setLabelValueLimit(bytes: number): void {
+  labelValueBytes = bytes;
+}
+
+/**
+ * A label value within `max` UTF-8 bytes: a longer one is cut on a character boundary and suffixed
+ * with `~` and 16 hex digits of its SHA-256, so two long values never share a series (and the
+ * same long value always gives the same one).
+ */
+export function capLabel(v: string, max = labelValueBytes): string {
+  if (v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) return v;
+  const keep = max - 17;
+  let cut = '';
+  let bytes = 0;
+  for (const ch of v) {
+    const b = Buffer.byteLength(ch, 'utf8');
+    if (bytes + b > keep) break;
+    cut += ch;
+    bytes += b;
+  }
+  return `${cut}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+/** A series as prom-client reads it from a metric's get(). */
+export interface SeriesValue {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * Samples grouped by family, as prom-client values with capped label values. Samples in a row
+ * usually share values (a market's id in its 45 series), so the last input and output per label
+ * position are remembered: a long id is hashed once per market, not once per series.
+ */
+export function toSeries(samples: readonly Sample[]): Map<MetricDef, SeriesValue[]> {
+  const out = new Map<MetricDef, SeriesValue[]>();
+  const last: (string | undefined)[] = [];
+  const capped: string[] = [];
+  for (const s of samples) {
+    const labels: Record<string, string> = {};
+    s.metric.labels.forEach((name, i) => {
+      const v = s.values[i] ?? '';
+      if (last[i] !== v) {
+        last[i] = v;
+        capped[i] = capLabel(v);
+      }
+      labels[name] = capped[i]!;
+    });
+    const list = out.get(s.metric);
+    if (list) list.push({ labels, value: s.value });
+    else out.set(s.metric, [{ labels, value: s.value }]);
+  }
+  return out;
+}

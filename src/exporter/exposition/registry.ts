@@ -1,0 +1,267 @@
+/**
+ * The prom-client registry behind /metrics: one metric per catalogue family, whose get() reads its
+ * series from the store (as client_golang's const metrics do), the process's default metrics, and
+ * the exporter's own gauges. The body is rendered after the store changes, at most once a second,
+ * only for the formats a client has asked for, and kept as text and as one gzip member. A family
+ * whose series did not change since the last render keeps its rendered text.
+ */
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue, type RegistryContentType } from 'prom-client';
+import { M, type MetricDef } from './catalogue.js';
+import type { SeriesValue } from './labels.js';
+import type { SeriesStore, StoreKey } from './store.js';
+
+const gzip = promisify(gzipCallback);
+
+export type Format = 'text' | 'openmetrics';
+
+export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
+  text: Registry.PROMETHEUS_CONTENT_TYPE,
+  openmetrics: Registry.OPENMETRICS_CONTENT_TYPE,
+};
+
+/** Renders at most this often, however many polls change the store. */
+export const RENDER_EVERY_MS = 1000;
+/** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
+const HEADER_ROOM = 32 * 1024;
+
+/**
+ * OpenMetrics when the client lists it and ranks it at least as high as the text format
+ * (Prometheus does); the text format otherwise.
+ */
+export function formatFor(accept: string | undefined): Format {
+  let om = 0;
+  let text = 0;
+  for (const range of (accept ?? '').toLowerCase().split(',')) {
+    const [type, ...params] = range.split(';').map((s) => s.trim());
+    const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+    if (!Number.isFinite(q)) continue;
+    if (type === 'application/openmetrics-text') om = Math.max(om, q);
+    else if (type === 'text/plain') text = Math.max(text, q);
+  }
+  return om > 0 && om >= text ? 'openmetrics' : 'text';
+}
+
+/** What one render reads: every family's series, or (probes) a filtered few. */
+export interface Source {
+  series: (m: MetricDef) => SeriesValue[];
+  has: (m: MetricDef) => boolean;
+  /** Changes when the family's series do; undefined: never cache (render every time). */
+  versionOf?: (m: MetricDef) => number;
+}
+
+export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), versionOf: (m) => store.versionOf(m) };
+  return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
+}
+
+interface Registered {
+  key: string;
+  def?: MetricDef;
+}
+
+/**
+ * One registry for one format. prom-client renders each metric; the join (and the OpenMetrics
+ * counter naming, the blank lines and `# EOF`) is done here as Registry.metrics() does it, so that a
+ * family's text can be kept while its series stay the same.
+ */
+export class FamilyRegistry {
+  readonly registry = new Registry<RegistryContentType>();
+  private readonly order: Registered[] = [];
+  private readonly cache = new Map<string, { version: number; text: string }>();
+  private readonly excluded = new Set<MetricDef>();
+
+  constructor(
+    readonly format: Format,
+    catalogue: readonly MetricDef[],
+    private readonly source: Source,
+    own?: { version: string; seriesCount: () => number },
+  ) {
+    const om = format === 'openmetrics';
+    this.registry.setContentType(CONTENT_TYPES[format]);
+    for (const def of catalogue) {
+      const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [this.registry] };
+      const metric = def.type === 'counter' ? new Counter(config) : new Gauge(config);
+      // The family's series live in the store: prom-client reads them here when it renders.
+      metric.get = async () => ({ name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name, help: def.help, type: def.type, aggregator: 'sum', values: this.excluded.has(def) ? [] : (source.series(def) as MetricValue<string>[]) }) as unknown as MetricObjectWithValues<MetricValue<string>>;
+      this.order.push({ key: def.name, def });
+    }
+    if (!own) return;
+    const defaults = this.registry.getMetricsAsArray().length;
+    collectDefaultMetrics({ register: this.registry });
+    // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
+    // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+    new Gauge({ name: 'vega_exporter_build_info', help: 'Version of the exporter; value always 1.', labelNames: ['version', 'nodejs_version'], registers: [this.registry] }).set({ version: own.version, nodejs_version: process.version }, 1);
+    new Gauge({
+      name: 'vega_exporter_series',
+      help: 'Series currently served from polled data (upstream and per-collector series).',
+      registers: [this.registry],
+      collect() {
+        this.set(own.seriesCount());
+      },
+    });
+    for (const m of this.registry.getMetricsAsArray().slice(defaults)) {
+      this.order.push({ key: m.name });
+      // As Registry.metrics() does for OpenMetrics: the family is named without _total, its samples with.
+      if (om && String(m.type) === 'counter') m.name = m.name.replace(/_total$/, '');
+    }
+  }
+
+  /** The whole exposition, families in catalogue order, at most `limit` bytes of series. */
+  async render(limit = Infinity): Promise<string> {
+    this.excluded.clear();
+    let parts = await this.families();
+    let size = parts.reduce((n, p) => n + p.text.length, 0);
+    if (size > limit) {
+      // Families after the limit are left out (headers only), and the flag says so.
+      size = 0;
+      for (const p of parts) {
+        size += p.text.length;
+        if (p.def && size > limit - HEADER_ROOM) this.excluded.add(p.def);
+      }
+      this.excluded.delete(M.metricsTruncated);
+      parts = await this.families(true);
+    }
+    const texts = parts.map((p) => p.text);
+    return this.format === 'openmetrics' ? `${texts.join('\n')}\n# EOF\n` : `${texts.join('\n\n')}\n`;
+  }
+
+  /** Whether the last render left families out. */
+  get truncated(): boolean {
+    return this.excluded.size > 0;
+  }
+
+  private async families(truncated = false): Promise<{ def?: MetricDef; text: string }[]> {
+    const out: { def?: MetricDef; text: string }[] = [];
+    for (const { key, def } of this.order) {
+      if (def === M.metricsTruncated) {
+        if (truncated) out.push({ def, text: await this.truncationFlag() });
+        continue;
+      }
+      if (def && !this.source.has(def)) continue;
+      out.push({ def, text: await this.text(key, def) });
+    }
+    return out;
+  }
+
+  private async text(key: string, def: MetricDef | undefined): Promise<string> {
+    const version = def && !this.excluded.has(def) ? this.source.versionOf?.(def) : undefined;
+    const hit = this.cache.get(key);
+    if (version !== undefined && hit?.version === version) return hit.text;
+    const text = await this.registry.getSingleMetricAsString(key);
+    if (version !== undefined) this.cache.set(key, { version, text });
+    return text;
+  }
+
+  private async truncationFlag(): Promise<string> {
+    const metric = this.registry.getSingleMetric(M.metricsTruncated.name) as Gauge;
+    const get = metric.get.bind(metric);
+    metric.get = async () => ({ ...(await get()), values: [{ labels: {}, value: 1 }] });
+    try {
+      return await this.registry.getSingleMetricAsString(M.metricsTruncated.name);
+    } finally {
+      metric.get = get;
+    }
+  }
+}
+
+export interface Body {
+  contentType: string;
+  plain: Buffer;
+  gzip: Buffer;
+}
+
+/**
+ * /metrics for both formats. A format is rendered only once a client has asked for it; from then
+ * on after every change, at most once per RENDER_EVERY_MS. A scrape gets the latest rendered body
+ * (never older than that, plus the render's own time) and waits only for the first one.
+ */
+export class Exposition {
+  private readonly registries = new Map<Format, FamilyRegistry>();
+  private readonly bodies = new Map<Format, Body>();
+  private rendering: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private again = false;
+  private lastRender = -Infinity;
+  /** The store's version the last render started from. */
+  private renderedVersion = -1;
+  private stopped = false;
+  /** limits.metrics_body_bytes */
+  limitBytes = Infinity;
+  /** Told when a render first leaves families out (and again after one that did not). */
+  onTruncated: ((limit: number) => void) | undefined;
+  private wasTruncated = false;
+
+  constructor(
+    private readonly store: SeriesStore,
+    private readonly catalogue: readonly MetricDef[],
+    private readonly own: { version: string; seriesCount: () => number },
+  ) {
+    store.onChange = () => this.changed();
+  }
+
+  async body(format: Format): Promise<Body> {
+    if (!this.registries.has(format)) {
+      this.registries.set(format, new FamilyRegistry(format, this.catalogue, storeSource(this.store), this.own));
+      await this.renderNow();
+    }
+    let body = this.bodies.get(format);
+    while (!body) {
+      await this.renderNow();
+      body = this.bodies.get(format);
+    }
+    return body;
+  }
+
+  /** Render now whatever changed since the last render, without waiting for the next turn. */
+  async flush(): Promise<void> {
+    while (this.registries.size > 0 && this.renderedVersion !== this.store.version) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.renderNow();
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private changed(): void {
+    if (this.registries.size === 0 || this.stopped) return;
+    if (this.rendering || this.timer) {
+      this.again = true;
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.renderNow();
+    }, Math.max(0, this.lastRender + RENDER_EVERY_MS - Date.now()));
+    this.timer.unref();
+  }
+
+  private renderNow(): Promise<void> {
+    this.rendering ??= this.renderAll().finally(() => {
+      this.rendering = undefined;
+      this.lastRender = Date.now();
+      if (this.again) {
+        this.again = false;
+        this.changed();
+      }
+    });
+    return this.rendering;
+  }
+
+  private async renderAll(): Promise<void> {
+    this.again = false;
+    this.renderedVersion = this.store.version;
+    for (const [format, registry] of this.registries) {
+      const plain = Buffer.from(await registry.render(this.limitBytes), 'utf8');
+      this.bodies.set(format, { contentType: CONTENT_TYPES[format], plain, gzip: await gzip(plain) });
+      if (registry.truncated && !this.wasTruncated) this.onTruncated?.(this.limitBytes);
+      this.wasTruncated = registry.truncated;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { countSeries, cpuTicks, duringPoll, median, percentile, pollWindows, vmRssKiB } from '../../bench/stats.js';
+
+describe('percentile (nearest rank) and median', () => {
+  it('picks measured values', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1, unsorted
+    expect(percentile(hundred, 99)).toBe(99);
+    expect(percentile(hundred, 100)).toBe(100);
+    expect(percentile(hundred, 50)).toBe(50);
+    expect(percentile(hundred, 0)).toBe(1);
+    expect(percentile([7, 3, 5], 99)).toBe(7);
+    expect(percentile([], 99)).toBeNaN();
+  });
+
+  it('median: the middle value, or the mean of the two middle ones', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('leaves its input unsorted', () => {
+    const xs = [3, 1, 2];
+    percentile(xs, 99);
+    median(xs);
+    expect(xs).toEqual([3, 1, 2]);
+  });
+});
+
+describe('/proc parsing', () => {
+  // Fields 14 (utime) and 15 (stime) are 1234 and 56; the command name holds spaces and a ")".
+  const stat = '4242 (node (x) y) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1234 56 0 0 20 0 11 0 777 1100000000 30000 18446744073709551615 1 1 0 0 0 0 0 4096 134234626 0 0 0 17 1 0 0 0 0 0\n';
+
+  it('cpuTicks adds utime and stime, counting fields after the last ")"', () => {
+    expect(cpuTicks(stat)).toBe(1290);
+    expect(cpuTicks(stat.replace('(node (x) y)', '(node)'))).toBe(1290);
+  });
+
+  it('cpuTicks refuses what is not a stat line', () => {
+    expect(() => cpuTicks('')).toThrow();
+    expect(() => cpuTicks('4242 (node) S 1 2')).toThrow();
+  });
+
+  it('vmRssKiB reads VmRSS, not VmHWM or RssAnon', () => {
+    const status = 'Name:\tnode\nVmPeak:\t 1200000 kB\nVmHWM:\t  150000 kB\nVmRSS:\t   98765 kB\nRssAnon:\t   60000 kB\nThreads:\t11\n';
+    expect(vmRssKiB(status)).toBe(98765);
+    expect(() => vmRssKiB('Name:\tnode\n')).toThrow();
+  });
+});
+
+describe('bodies', () => {
+  const body = [
+    '# HELP vega_collector_duration_seconds Duration of the collector\'s last poll.',
+    '# TYPE vega_collector_duration_seconds gauge',
+    'vega_collector_duration_seconds{target="a",collector="markets"} 0.5',
+    'vega_collector_duration_seconds{target="a",collector="statistics"} 0.01',
+    'vega_collector_last_success_timestamp_seconds{target="a",collector="markets"} 1000.75',
+    'vega_network_collector_duration_seconds{network="n",collector="key_rotations"} 2',
+    'vega_network_collector_last_success_timestamp_seconds{network="n",collector="key_rotations"} 1010',
+    'vega_block_height{target="a"} 18591101',
+    '',
+    '# EOF',
+    '',
+  ].join('\n');
+
+  it('countSeries counts sample lines only', () => {
+    expect(countSeries(body)).toBe(6);
+    expect(countSeries('')).toBe(0);
+  });
+
+  it('pollWindows pairs each last success with its duration (a collector without a success has none)', () => {
+    expect(pollWindows(body)).toEqual([
+      [1000250, 1000750],
+      [1008000, 1010000],
+    ]);
+  });
+
+  it('duringPoll: overlap with a poll or the tail after it', () => {
+    const w: [number, number][] = [[1000, 2000]];
+    expect(duringPoll(900, 1001, w, 0)).toBe(true);
+    expect(duringPoll(900, 999, w, 0)).toBe(false);
+    expect(duringPoll(2500, 2510, w, 1000)).toBe(true);
+    expect(duringPoll(3001, 3010, w, 1000)).toBe(false);
+    expect(duringPoll(3001, 3010, [], 1000)).toBe(false);
+  });
+});

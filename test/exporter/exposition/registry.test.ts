@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { M } from '../../../src/exporter/exposition/catalogue.js';
+import { Exposition, formatFor } from '../../../src/exporter/exposition/registry.js';
+import { SeriesStore } from '../../../src/exporter/exposition/store.js';
+import { CATALOGUE, renderStore } from '../../helpers/render.js';
+
+const key = { scope: 'network' as const, id: 'n', source: 'key_rotations' };
+
+describe('formats', () => {
+  const store = new SeriesStore();
+  store.set(key, [{ metric: M.rotations, values: ['n', 'a"b'], value: 3 }, { metric: M.rotationLastHeight, values: ['n', 'a"b'], value: 120 }], 0, Infinity);
+
+  it('text: HELP and TYPE per family, escaped labels, families apart by a blank line', async () => {
+    const text = await renderStore(store, 'text');
+    expect(text).toBe(
+      `# HELP vega_key_rotations_total ${M.rotations.help}\n# TYPE vega_key_rotations_total counter\nvega_key_rotations_total{network="n",node_id="a\\"b"} 3\n\n` +
+        `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n`,
+    );
+  });
+
+  it('OpenMetrics: counters named without _total, their samples with it, no blank lines, # EOF last', async () => {
+    const text = await renderStore(store, 'openmetrics');
+    expect(text).toBe(
+      `# HELP vega_key_rotations ${M.rotations.help}\n# TYPE vega_key_rotations counter\nvega_key_rotations_total{network="n",node_id="a\\"b"} 3\n` +
+        `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n# EOF\n`,
+    );
+  });
+
+  it('answers OpenMetrics when the client ranks it first, as Prometheus does', () => {
+    expect(formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
+    expect(formatFor('application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
+    expect(formatFor('text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5')).toBe('text');
+    expect(formatFor('*/*')).toBe('text');
+    expect(formatFor(undefined)).toBe('text');
+    expect(formatFor('application/openmetrics-text;q=0')).toBe('text');
+  });
+});
+
+describe('the body is rendered after changes, at most once a second', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('serves the last render until the next one, and renders a burst of changes once', async () => {
+    vi.useFakeTimers();
+    const store = new SeriesStore();
+    const expo = new Exposition(store, CATALOGUE, { version: 't', seriesCount: () => store.seriesCount() });
+    const set = (v: number) => store.set({ scope: 'target', id: 't', source: 's' }, [{ metric: M.peers, values: ['t'], value: v }], 0, Infinity);
+    set(1);
+    const first = (await expo.body('text')).plain.toString();
+    expect(first).toContain('vega_peers{target="t"} 1');
+    expect(first).toContain('vega_exporter_series 1');
+    expect(first).toContain('process_cpu_seconds_total');
+    for (let v = 2; v <= 50; v++) set(v);
+    // Within the second after the last render: still the old body.
+    expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 1\n');
+    await vi.advanceTimersByTimeAsync(1000);
+    await vi.waitFor(async () => expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 50\n'));
+    expo.stop();
+  });
+});

@@ -1,0 +1,17 @@
+/** Render samples or a store through the exporter's prom-client registry, as /metrics does. */
+import { CATALOGUE } from '../../src/exporter/collectors/index.js';
+import type { Sample } from '../../src/exporter/exposition/labels.js';
+import { FamilyRegistry, storeSource, type Format } from '../../src/exporter/exposition/registry.js';
+import { SeriesStore } from '../../src/exporter/exposition/store.js';
+
+export { CATALOGUE };
+
+export function renderStore(store: SeriesStore, format: Format = 'text', limit = Infinity): Promise<string> {
+  return new FamilyRegistry(format, CATALOGUE, storeSource(store)).render(limit);
+}
+
+export function renderSamples(samples: readonly Sample[], format: Format = 'text'): Promise<string> {
+  const store = new SeriesStore();
+  store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
+  return renderStore(store, format);
+}
