@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,8 @@ let prom = '';
 let dir = '';
 let am = '';
 let exporterInstance = '';
+let proxy: Server | undefined;
+const exchanges: { path: string; accept: string; contentType: string; status: number }[] = [];
 let secondExporter: ChildProcess;
 let secondInstance = '';
 let hook: Server;
@@ -164,14 +166,24 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'exporter.yaml'), JSON.stringify({
     targets: names,
     log: { level: 'warn' },
-    web: { polling_thread: 'on' }, // the production path for large fleets: polling in a worker thread
     http: { max_pages: 3, requests_per_second: 200, burst: 200 },
     // datanode_info and history_segments keep their 60 s default: their first poll is at start.
     collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every, market_data: every, network_data: every },
   }));
   const exporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   procs.push(exporter);
-  exporterInstance = `127.0.0.1:${exporterPort}`;
+  // Prometheus scrapes the exporter through a pass-through proxy that notes what was asked and answered.
+  proxy = createHttpServer((req, res) => {
+    const up = httpRequest({ host: '127.0.0.1', port: exporterPort, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      exchanges.push({ path: req.url ?? '', accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? ''), status: r.statusCode ?? 0 });
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', r));
+  exporterInstance = `127.0.0.1:${(proxy.address() as { port: number }).port}`;
   // A second exporter watching the down node too (an HA pair), stopped during the warm-up.
   const secondPort = await freePort();
   writeFileSync(join(dir, 'exporter2.yaml'), JSON.stringify({ targets: [{ name: 'down', url: downUrl }], log: { level: 'warn' }, collectors: { statistics: every, network_history: every } }));
@@ -241,6 +253,8 @@ afterAll(async () => {
   for (const p of procs) p.kill('SIGTERM');
   for (const s of sims) await s.close();
   await new Promise((r) => hook?.close(r));
+  proxy?.closeAllConnections();
+  await new Promise((r) => proxy?.close(r));
   await Promise.race([Promise.all(exited), sleep(10_000)]);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -257,6 +271,16 @@ describe('a real Prometheus scraping the exporter', () => {
     expect(body.data.activeTargets.find((x) => x.labels.instance === secondInstance)!.health).toBe('down');
     expect((await query(`up{job="datanode-exporter", instance="${exporterInstance}"}`))[0]!.value[1]).toBe('1');
     expect(Number((await query(`scrape_samples_scraped{instance="${exporterInstance}"}`))[0]!.value[1])).toBeGreaterThan(1000);
+  });
+
+  it('asks for OpenMetrics, as Prometheus does, and reads the OpenMetrics the exporter answers', () => {
+    const scrapes = exchanges.filter((x) => x.path === '/metrics');
+    expect(scrapes.length).toBeGreaterThan(5);
+    for (const x of scrapes) {
+      expect(x.accept).toMatch(/^application\/openmetrics-text/);
+      expect(x.status).toBe(200);
+      expect(x.contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    }
   });
 
   it('ingests label values with quotes, backslashes, newlines and non-ASCII exactly', async () => {

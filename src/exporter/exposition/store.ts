@@ -41,8 +41,8 @@ interface Entry {
 
 export class SeriesStore {
   private readonly entries = new Map<string, Entry>();
-  /** Entries in key order, sorted again on the first read after a change. */
-  private sorted: Entry[] | undefined;
+  /** Per family, the entries holding its series in key order: rebuilt on the first read after a change. */
+  private byFamily: Map<MetricDef, Entry[]> | undefined;
   /** Series of the data (not meta) entries per scope: every poll asks for its scope's count (the series limit). */
   private readonly scopeSeries = new Map<string, number>();
   /** Per family, bumped whenever one of its series changes: the registry re-renders only those. */
@@ -61,7 +61,7 @@ export class SeriesStore {
     const families = toSeries(samples);
     const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
     if (old) this.forget(old);
-    this.sorted = undefined;
+    this.byFamily = undefined;
     this.entries.set(code, entry);
     this.count(entry, 1);
     this.touch(families);
@@ -103,18 +103,16 @@ export class SeriesStore {
   /** The series of one family across the entries whose key passes `keep`, in key order. */
   series(m: MetricDef, keep?: (key: StoreKey) => boolean): SeriesValue[] {
     const out: SeriesValue[] = [];
-    for (const e of this.inOrder()) {
-      const list = e.families.get(m);
-      if (list === undefined || (keep && !keep(e.key))) continue;
-      for (const v of list) out.push(v);
+    for (const e of this.holding(m)) {
+      if (keep && !keep(e.key)) continue;
+      for (const v of e.families.get(m)!) out.push(v);
     }
     return out;
   }
 
   /** Whether any entry holds series of this family. */
   has(m: MetricDef): boolean {
-    for (const e of this.entries.values()) if (e.families.has(m)) return true;
-    return false;
+    return this.holding(m).length > 0;
   }
 
   /** A number that changes whenever the family's series do. */
@@ -135,14 +133,24 @@ export class SeriesStore {
     return n;
   }
 
-  private inOrder(): Entry[] {
-    this.sorted ??= [...this.entries.values()].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-    return this.sorted;
+  private holding(m: MetricDef): readonly Entry[] {
+    if (!this.byFamily) {
+      this.byFamily = new Map();
+      const sorted = [...this.entries.values()].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+      for (const e of sorted) {
+        for (const f of e.families.keys()) {
+          const list = this.byFamily.get(f);
+          if (list) list.push(e);
+          else this.byFamily.set(f, [e]);
+        }
+      }
+    }
+    return this.byFamily.get(m) ?? [];
   }
 
   private remove(e: Entry): void {
     this.entries.delete(e.code);
-    this.sorted = undefined;
+    this.byFamily = undefined;
     this.forget(e);
   }
 
