@@ -130,6 +130,5 @@ export default defineCollector({
   title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   paginated: true,
-  // Two series per validator; a validator set stays well under 200.
   create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),
 });

@@ -137,6 +137,5 @@ export default defineCollector({
   title: 'market_data collector (`GET /api/v2/markets/data`, every 30 s by default)',
   config: marketGuardConfig('30s'),
   metrics: ownedBy('market_data'),
-  // About 40 series per market (20 one-hot, 20 values) up to the guard.
   create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

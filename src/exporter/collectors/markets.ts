@@ -222,6 +222,5 @@ export default defineCollector({
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
   config: marketGuardConfig('60s'),
-  // Counts by state and mode, then about 45 series per market up to the guard.
   create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

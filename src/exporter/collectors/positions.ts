@@ -109,7 +109,6 @@ export default defineCollector({
     })
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
-  // About 12 series per position; a party with no market listed may hold ~50.
   create: (c, { directory }) => {
     directory.knowAssets(c.asset_decimals);
     return new PositionsCollector(c.party_ids, c.market_ids, directory);

@@ -7,7 +7,7 @@ import { COLLECTORS } from '../collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
 import { intervalToCron } from '../schedule/cron.js';
 import { duration } from './fields.js';
-import { parseAllowRule } from '../web/allow.js';
+import { parseAllowRule } from '../upstream/allow.js';
 
 const listenAddress = z
   .string()

@@ -13,7 +13,7 @@ import type { SeriesStore, StoreKey } from '../exposition/store.js';
 import type { Logger } from '../logger.js';
 import type { DatanodeClient } from '../upstream/client.js';
 import { spreadSchedule, stableOffset } from './cron.js';
-import { linkedSignal } from './deadline.js';
+import { linkedSignal } from '../upstream/deadline.js';
 import type { Limiter } from './limiter.js';
 
 export interface RunnerSettings {

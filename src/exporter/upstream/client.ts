@@ -7,7 +7,7 @@ import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
-import { linkedSignal } from '../schedule/deadline.js';
+import { linkedSignal } from './deadline.js';
 import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;

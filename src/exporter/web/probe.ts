@@ -9,7 +9,7 @@ import { CONTENT_TYPES, FamilyRegistry, storeSource } from '../exposition/regist
 import { SeriesStore } from '../exposition/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
-import { checkProbeUrl, parseAllowRule, type AllowRule } from './allow.js';
+import { checkProbeUrl, parseAllowRule, type AllowRule } from '../upstream/allow.js';
 
 export interface ProbeResult {
   status: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkProbeUrl, parseAllowRule, type AllowRule } from '../../../src/exporter/web/allow.js';
+import { checkProbeUrl, parseAllowRule, type AllowRule } from '../../../src/exporter/upstream/allow.js';
 
 const rules = (...e: string[]): AllowRule[] => e.map((x) => parseAllowRule(x)!);
 const ok = (t: string, r: AllowRule[]): boolean => 'url' in checkProbeUrl(t, r);
