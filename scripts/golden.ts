@@ -2,7 +2,7 @@
  * The golden /metrics output (as node_exporter's end-to-end fixture): two simulated data nodes on a
  * fixed seed and a frozen clock, every collector on, polled twice in a fixed order, the text served
  * by /metrics with the values that depend on the run (durations, times of polls, request counts,
- * the series count the self-metrics refresh once a second, process metrics) masked. `npm run golden` rewrites test/golden/metrics.txt; a test diffs it.
+ * the series count, process metrics) masked. `npm run golden` rewrites test/golden/metrics.txt; a test diffs it.
  */
 import { writeFileSync } from 'node:fs';
 import { Exporter } from '../src/exporter/exporter.js';

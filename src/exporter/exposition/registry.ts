@@ -10,7 +10,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue, type RegistryContentType } from 'prom-client';
 import { M, type MetricDef } from './catalogue.js';
 import type { SeriesValue } from './labels.js';
-import type { SeriesStore, StoreKey } from './store.js';
+import type { SeriesStore, StoreKey, StorePart } from './store.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -47,12 +47,12 @@ export function formatFor(accept: string | undefined): Format {
 export interface Source {
   series: (m: MetricDef) => SeriesValue[];
   has: (m: MetricDef) => boolean;
-  /** Changes when the family's series do; undefined: never cache (render every time). */
-  versionOf?: (m: MetricDef) => number;
+  /** The family's series per store entry, each with a version that changes with them: rendered once per version. */
+  parts?: (m: MetricDef) => readonly StorePart[];
 }
 
 export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
-  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), versionOf: (m) => store.versionOf(m) };
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), parts: (m) => store.parts(m) };
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
@@ -63,14 +63,20 @@ interface Registered {
 
 /**
  * One registry for one format. prom-client renders each metric; the join (and the OpenMetrics
- * counter naming, the blank lines and `# EOF`) is done here as Registry.metrics() does it, so that a
- * family's text can be kept while its series stay the same.
+ * counter naming, the blank lines and `# EOF`) is done here as Registry.metrics() does it, so that
+ * the series of one store entry (a collector's last poll of one target) are rendered once per poll,
+ * not again whenever another target's poll changes the same family.
  */
 export class FamilyRegistry {
   readonly registry = new Registry<RegistryContentType>();
   private readonly order: Registered[] = [];
-  private readonly cache = new Map<string, { version: number; text: string }>();
+  /** Rendered sample lines per (store entry, family), with the entry's version. */
+  private readonly lines = new Map<string, { version: number; text: string }>();
+  /** Each family's HELP and TYPE lines. */
+  private readonly headers = new Map<MetricDef, string>();
   private readonly excluded = new Set<MetricDef>();
+  /** What a family's get() returns instead of all its series, while one part of it is rendered. */
+  private readonly reading = new Map<MetricDef, SeriesValue[]>();
 
   constructor(
     readonly format: Format,
@@ -84,7 +90,7 @@ export class FamilyRegistry {
       const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [this.registry] };
       const metric = def.type === 'counter' ? new Counter(config) : new Gauge(config);
       // The family's series live in the store: prom-client reads them here when it renders.
-      metric.get = async () => ({ name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name, help: def.help, type: def.type, aggregator: 'sum', values: this.excluded.has(def) ? [] : (source.series(def) as MetricValue<string>[]) }) as unknown as MetricObjectWithValues<MetricValue<string>>;
+      metric.get = async () => ({ name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name, help: def.help, type: def.type, aggregator: 'sum', values: (this.reading.get(def) ?? source.series(def)) as MetricValue<string>[] }) as unknown as MetricObjectWithValues<MetricValue<string>>;
       this.order.push({ key: def.name, def });
     }
     if (!own) return;
@@ -113,12 +119,12 @@ export class FamilyRegistry {
   async render(limit = Infinity): Promise<string> {
     this.excluded.clear();
     let parts = await this.families();
-    let size = parts.reduce((n, p) => n + p.text.length, 0);
+    let size = parts.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
     if (size > limit) {
       // Families after the limit are left out (headers only), and the flag says so.
       size = 0;
       for (const p of parts) {
-        size += p.text.length;
+        size += Buffer.byteLength(p.text);
         if (p.def && size > limit - HEADER_ROOM) this.excluded.add(p.def);
       }
       this.excluded.delete(M.metricsTruncated);
@@ -135,34 +141,53 @@ export class FamilyRegistry {
 
   private async families(truncated = false): Promise<{ def?: MetricDef; text: string }[]> {
     const out: { def?: MetricDef; text: string }[] = [];
+    const used = new Set<string>();
     for (const { key, def } of this.order) {
-      if (def === M.metricsTruncated) {
-        if (truncated) out.push({ def, text: await this.truncationFlag() });
-        continue;
-      }
-      if (def && !this.source.has(def)) continue;
-      out.push({ def, text: await this.text(key, def) });
+      if (!def) out.push({ text: await this.registry.getSingleMetricAsString(key) });
+      else if (def === M.metricsTruncated) {
+        if (truncated) out.push({ def, text: await this.only(def, [{ labels: {}, value: 1 }]) });
+      } else if (this.source.has(def)) out.push({ def, text: await this.family(def, used) });
     }
+    for (const k of this.lines.keys()) if (!used.has(k)) this.lines.delete(k);
     return out;
   }
 
-  private async text(key: string, def: MetricDef | undefined): Promise<string> {
-    const version = def && !this.excluded.has(def) ? this.source.versionOf?.(def) : undefined;
-    const hit = this.cache.get(key);
-    if (version !== undefined && hit?.version === version) return hit.text;
-    const text = await this.registry.getSingleMetricAsString(key);
-    if (version !== undefined) this.cache.set(key, { version, text });
-    return text;
+  /** A family's text: its header, then each store entry's lines, rendered again only when that entry changed. */
+  private async family(def: MetricDef, used: Set<string>): Promise<string> {
+    const parts = this.source.parts?.(def);
+    if (this.excluded.has(def)) return this.header(def);
+    if (!parts) return this.registry.getSingleMetricAsString(def.name);
+    const texts = [await this.header(def)];
+    for (const p of parts) {
+      const k = `${p.key}\u0000${def.name}`;
+      used.add(k);
+      let hit = this.lines.get(k);
+      if (hit?.version !== p.version) {
+        const text = await this.only(def, p.series);
+        hit = { version: p.version, text: text.slice(text.indexOf('\n', text.indexOf('\n') + 1) + 1) };
+        this.lines.set(k, hit);
+      }
+      texts.push(hit.text);
+    }
+    return texts.join('\n');
   }
 
-  private async truncationFlag(): Promise<string> {
-    const metric = this.registry.getSingleMetric(M.metricsTruncated.name) as Gauge;
-    const get = metric.get.bind(metric);
-    metric.get = async () => ({ ...(await get()), values: [{ labels: {}, value: 1 }] });
+  private async header(def: MetricDef): Promise<string> {
+    let h = this.headers.get(def);
+    if (h === undefined) {
+      h = await this.only(def, []);
+      this.headers.set(def, h);
+    }
+    return h;
+  }
+
+  /** prom-client's rendering of the family with these series only. */
+  private async only(def: MetricDef, series: SeriesValue[]): Promise<string> {
+    this.reading.set(def, series);
     try {
-      return await this.registry.getSingleMetricAsString(M.metricsTruncated.name);
+      return await this.registry.getSingleMetricAsString(def.name);
     } finally {
-      metric.get = get;
+      this.reading.delete(def);
     }
   }
 }
@@ -237,7 +262,8 @@ export class Exposition {
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.renderNow();
+      // A failed render leaves the last body in place; the next change renders again.
+      this.renderNow().catch(() => {});
     }, Math.max(0, this.lastRender + RENDER_EVERY_MS - Date.now()));
     this.timer.unref();
   }

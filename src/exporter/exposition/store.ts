@@ -1,7 +1,7 @@
 /**
  * The series store: the latest result of each (target or network, source), replaced in one step
  * when a poll is applied and dropped once older than its maximum age. The registry's metrics read
- * their series from here when it renders (exposition/registry.ts).
+ * their series from here when it renders (exposition/registry.ts), entry by entry.
  */
 import type { MetricDef } from './catalogue.js';
 import { toSeries, type Sample, type SeriesValue } from './labels.js';
@@ -29,8 +29,17 @@ function encode(k: StoreKey): string {
 /** The scope a key belongs to (its target, its network, or the exporter). */
 const scopeOf = (k: StoreKey): string => `${k.scope}\u0000${k.id}`;
 
+/** One entry's series of one family, with a number that changes whenever they may have. */
+export interface StorePart {
+  key: string;
+  version: number;
+  series: SeriesValue[];
+}
+
 interface Entry {
   code: string;
+  /** The store's version when the entry was set. */
+  version: number;
   key: StoreKey;
   families: Map<MetricDef, SeriesValue[]>;
   series: number;
@@ -45,8 +54,6 @@ export class SeriesStore {
   private byFamily: Map<MetricDef, Entry[]> | undefined;
   /** Series of the data (not meta) entries per scope: every poll asks for its scope's count (the series limit). */
   private readonly scopeSeries = new Map<string, number>();
-  /** Per family, bumped whenever one of its series changes: the registry re-renders only those. */
-  private readonly changed = new Map<MetricDef, number>();
   /** No entry expires before this: expire() runs after every poll and skips its walk until then. */
   private nextExpiry = Infinity;
   /** Bumped on every change. */
@@ -59,12 +66,11 @@ export class SeriesStore {
     const code = encode(key);
     const old = this.entries.get(code);
     const families = toSeries(samples);
-    const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
-    if (old) this.forget(old);
+    const entry: Entry = { code, version: this.version + 1, key, families, series: samples.length, updatedAt, maxAgeMs };
+    if (old) this.count(old, -1);
     this.byFamily = undefined;
     this.entries.set(code, entry);
     this.count(entry, 1);
-    this.touch(families);
     this.nextExpiry = Math.min(this.nextExpiry, updatedAt + maxAgeMs);
     this.changedNow();
   }
@@ -115,9 +121,9 @@ export class SeriesStore {
     return this.holding(m).length > 0;
   }
 
-  /** A number that changes whenever the family's series do. */
-  versionOf(m: MetricDef): number {
-    return this.changed.get(m) ?? 0;
+  /** The family's series per entry, in key order. */
+  parts(m: MetricDef): StorePart[] {
+    return this.holding(m).map((e) => ({ key: e.code, version: e.version, series: e.families.get(m)! }));
   }
 
   /** Series of the data entries in the scope of `key` (same scope and id), other than `key`'s own. */
@@ -151,16 +157,7 @@ export class SeriesStore {
   private remove(e: Entry): void {
     this.entries.delete(e.code);
     this.byFamily = undefined;
-    this.forget(e);
-  }
-
-  private forget(e: Entry): void {
     this.count(e, -1);
-    this.touch(e.families);
-  }
-
-  private touch(families: Map<MetricDef, unknown>): void {
-    for (const m of families.keys()) this.changed.set(m, this.version + 1);
   }
 
   private changedNow(): void {

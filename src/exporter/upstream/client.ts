@@ -48,9 +48,6 @@ export class DatanodeClient {
   private readonly base: URL;
   /** Shared with every client of the same host and port (hostPacer). */
   private readonly pacer: HostPacer;
-  /** Requests sent and body bytes received on the wire (before gunzip), for benchmarks. */
-  readonly totals = { requests: 0, bytes: 0 };
-
   /** Request headers: the configured ones, a User-Agent that names the exporter unless one is configured. */
   private readonly headers: Record<string, string>;
 
@@ -141,11 +138,9 @@ export class DatanodeClient {
       });
     } catch (err) {
       this.opts.onRequest?.(endpoint, 'error');
-      this.totals.requests += 1;
       throw classify(endpoint, err, signal);
     }
     this.opts.onRequest?.(endpoint, String(res.statusCode));
-    this.totals.requests += 1;
     let raw: Buffer | undefined = await this.body(res, endpoint, signal);
     const bytes = raw.length;
     const text = raw.toString('utf8');
@@ -162,7 +157,6 @@ export class DatanodeClient {
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (declared > cap) throw tooLarge(endpoint, cap);
       let raw = await readCapped(res.body as AsyncIterable<Buffer>, declared, () => tooLarge(endpoint, cap), cap);
-      this.totals.bytes += raw.length;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
         try {
           // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (the launch

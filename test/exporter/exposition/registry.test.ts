@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { M } from '../../../src/exporter/exposition/catalogue.js';
-import { Exposition, formatFor } from '../../../src/exporter/exposition/registry.js';
+import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
+import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { CATALOGUE, renderStore } from '../../helpers/render.js';
 
@@ -55,5 +56,38 @@ describe('the body is rendered after changes, at most once a second', () => {
     await vi.advanceTimersByTimeAsync(1000);
     await vi.waitFor(async () => expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 50\n'));
     expo.stop();
+  });
+});
+
+describe('rendered entry by entry, the same text as prom-client renders the whole registry', () => {
+  /** prom-client on its own: plain gauges and counters, set with the same series in the same order. */
+  async function plain(format: 'text' | 'openmetrics', families: [typeof M.peers, [Record<string, string>, number][]][]): Promise<string> {
+    const registry = new Registry<RegistryContentType>();
+    registry.setContentType(format === 'text' ? Registry.PROMETHEUS_CONTENT_TYPE : Registry.OPENMETRICS_CONTENT_TYPE);
+    for (const [def, series] of families) {
+      const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [registry] };
+      if (def.type === 'counter') {
+        const c = new Counter(config);
+        for (const [labels, v] of series) c.inc(labels, v);
+      } else {
+        const g = new Gauge(config);
+        for (const [labels, v] of series) g.set(labels, v);
+      }
+    }
+    return registry.metrics();
+  }
+
+  it.each(['text', 'openmetrics'] as const)('%s, before and after one target\'s poll changes its series', async (format) => {
+    const store = new SeriesStore();
+    const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store));
+    const poll = (t: string, peers: number, orders: number) =>
+      store.set({ scope: 'target', id: t, source: 'statistics' }, [{ metric: M.peers, values: [t], value: peers }, { metric: M.ordersTotal, values: [t], value: orders }], 0, Infinity);
+    poll('a', 1, 10);
+    poll('b', 2, 20);
+    expect(await reg.render()).toBe(await plain(format, [[M.peers, [[{ target: 'a' }, 1], [{ target: 'b' }, 2]]], [M.ordersTotal, [[{ target: 'a' }, 10], [{ target: 'b' }, 20]]]]));
+    poll('b', 3, 30);
+    store.delete({ scope: 'target', id: 'a', source: 'statistics' });
+    poll('c', 4, 40);
+    expect(await reg.render()).toBe(await plain(format, [[M.peers, [[{ target: 'b' }, 3], [{ target: 'c' }, 4]]], [M.ordersTotal, [[{ target: 'b' }, 30], [{ target: 'c' }, 40]]]]));
   });
 });

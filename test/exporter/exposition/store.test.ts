@@ -14,15 +14,21 @@ describe('store', () => {
     expect(s.has(M.backlog)).toBe(false);
   });
 
-  it('changes a family\'s version only when its series change', () => {
+  it('gives a family\'s series entry by entry; an entry\'s version changes only when that entry is set again', () => {
     const s = new SeriesStore();
-    s.set({ scope: 'target', id: 'a', source: 'one' }, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
-    const peers = s.versionOf(M.peers);
-    s.set({ scope: 'target', id: 'a', source: 'two' }, [{ metric: M.blockHeight, values: ['a'], value: 1 }], 0, Infinity);
-    expect(s.versionOf(M.peers)).toBe(peers);
-    s.delete({ scope: 'target', id: 'a', source: 'one' });
-    expect(s.versionOf(M.peers)).not.toBe(peers);
-    expect(s.has(M.peers)).toBe(false);
+    const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
+    const b = { scope: 'target' as const, id: 'b', source: 'statistics' };
+    s.set(b, [{ metric: M.peers, values: ['b'], value: 2 }], 0, Infinity);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    const [pa, pb] = s.parts(M.peers);
+    expect([pa!.series, pb!.series]).toEqual([[{ labels: { target: 'a' }, value: 1 }], [{ labels: { target: 'b' }, value: 2 }]]);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 5 }], 0, Infinity);
+    const [qa, qb] = s.parts(M.peers);
+    expect(qa!.version).not.toBe(pa!.version);
+    expect(qb!.version).toBe(pb!.version);
+    expect(qa!.key).toBe(pa!.key);
+    s.delete(a);
+    expect(s.parts(M.peers).map((p) => p.key)).toEqual([pb!.key]);
   });
 
   it('drops a source past its maximum age', () => {
