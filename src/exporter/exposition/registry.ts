@@ -2,8 +2,8 @@
  * The prom-client registry behind /metrics: one metric per catalogue family, whose get() reads its
  * series from the store (as client_golang's const metrics do), the process's default metrics, and
  * the exporter's own gauges. The body is rendered after the store changes, at most once a second,
- * only for the formats a client has asked for, and kept as text and as one gzip member. A family
- * whose series did not change since the last render keeps its rendered text.
+ * only for the formats a client has asked for, and kept as text and as one gzip member. The series
+ * of a store entry that did not change since the last render keep their rendered text.
  */
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
