@@ -119,7 +119,9 @@ export class FamilyRegistry {
   async render(limit = Infinity): Promise<string> {
     this.excluded.clear();
     let parts = await this.families();
-    let size = parts.reduce((n, p) => n + Buffer.byteLength(p.text), 0);
+    // A UTF-8 byte is at most three UTF-16 units: count bytes only when the limit is within reach.
+    const units = parts.reduce((n, p) => n + p.text.length, 0);
+    let size = units * 3 > limit ? parts.reduce((n, p) => n + Buffer.byteLength(p.text), 0) : units;
     if (size > limit) {
       // Families after the limit are left out (headers only), and the flag says so.
       size = 0;

@@ -76,7 +76,10 @@ export class SeriesStore {
   }
 
   delete(key: StoreKey): void {
-    this.deleteWhere((k) => encode(k) === encode(key));
+    const e = this.entries.get(encode(key));
+    if (!e) return;
+    this.remove(e);
+    this.changedNow();
   }
 
   /** Remove every entry whose key passes `drop`. */
