@@ -28,7 +28,8 @@ export function normalise(text: string): string {
 }
 
 export async function produceGolden(): Promise<string> {
-  const common = { seed: 7, now: () => FROZEN, markets: 4, parties: 6, positions: 12, orders: 4, signatureResources: 2, rotations: 30, oddLabels: true };
+  // Data nodes as they run: `GET /markets` answers 404 and the markets collector pages `/api/v2/markets`.
+  const common = { seed: 7, now: () => FROZEN, markets: 4, parties: 6, positions: 12, orders: 4, signatureResources: 2, rotations: 30, oddLabels: true, profile: 'datanode' as const };
   const healthy = await startSimulator(common);
   const lagging = await startSimulator({ ...common, faults: { datanodeLagBlocks: 30 } });
   const net = healthy.net;

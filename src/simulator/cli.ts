@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './server.js';
 import { runFleet } from './fleet-cli.js';
+import { PROFILES, type SimProfile } from './faults.js';
 
 const INT_FLAGS = {
   port: 'port',
@@ -42,8 +43,9 @@ const USAGE = `Usage: npm run simulator -- [options]
   --large-counters              start order/trade totals above 2^53
   --faults <json>               fault state patch, as PUT /__sim/faults takes it
   --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled
-  --markets-core                serve core's GET /markets (a data node answers 404 there: the default)
-  --markets-404                 the default; kept for old scripts
+  --profile <spec|datanode>     spec (default): every operation of the specification, GET /markets
+                                included; datanode: GET /markets answers 404 as on a real data node
+  --markets-404                 the same as --profile datanode; --markets-core: the default
   --non-finite-doubles          "NaN"/"Infinity" risk parameters on some markets
   --strip-freshness-headers  --replaying  --rate-limit`;
 
@@ -56,6 +58,7 @@ export function parseSimulatorArgs(argv: string[]): CliOptions {
     options: {
       ...Object.fromEntries(Object.keys(INT_FLAGS).map((k) => [k, { type: 'string' as const }])),
       host: { type: 'string' },
+      profile: { type: 'string' },
       'large-counters': { type: 'boolean' },
       faults: { type: 'string' },
       halt: { type: 'boolean' },
@@ -92,13 +95,17 @@ export function parseSimulatorArgs(argv: string[]): CliOptions {
     if (v !== undefined) opts[key] = int(flag, v);
   }
   if (values.host) opts.host = values.host;
+  if (values.profile !== undefined && !PROFILES.includes(values.profile as SimProfile)) {
+    throw new Error(`--profile: expected ${PROFILES.join(' or ')}, got ${values.profile}`);
+  }
+  if (values['markets-404']) opts.profile = 'datanode';
+  if (values.profile !== undefined) opts.profile = values.profile as SimProfile;
   if (values['large-counters']) opts.largeCounters = true;
   const faults: Record<string, unknown> = values.faults ? (JSON.parse(values.faults) as Record<string, unknown>) : {};
   if (values.halt) faults.halted = true;
   if (values['datanode-lag'] !== undefined) faults.datanodeLagBlocks = int('datanode-lag', values['datanode-lag']);
   if (values['peers-zero']) faults.peersZero = true;
   if (values['network-history-disabled']) faults.networkHistoryDisabled = true;
-  if (values['markets-core']) faults.marketsCore = true;
   if (values['non-finite-doubles']) faults.nonFiniteDoubles = true;
   if (values['strip-freshness-headers']) faults.stripFreshnessHeaders = true;
   if (values.replaying) faults.replaying = true;

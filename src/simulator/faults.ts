@@ -69,8 +69,8 @@ export interface FaultState {
   /** The data node reports this version in /api/v2/info instead of the core's (null: the same). */
   datanodeVersion: string | null;
   /**
-   * Serve core's `GET /markets` (200). Off by default: real data nodes answer 404 there since v0.63;
-   * on, the simulator behaves like the specification's node (the exporter's first try succeeds).
+   * Serve `GET /markets` (200) as the specification describes it. On by default; the `datanode`
+   * profile turns it off, as real data nodes answer 404 there since v0.63.
    */
   marketsCore: boolean;
   /** Some markets carry non-finite doubles ("NaN", "Infinity") in their risk parameters, as real nodes may. */
@@ -83,7 +83,14 @@ export interface FaultState {
   endpoints: Partial<Record<Endpoint | '*', EndpointFaults>>;
 }
 
-export function defaultFaults(): FaultState {
+/**
+ * `spec`: every operation of the query-service specification, `GET /markets` included; `datanode`:
+ * what a real data node serves (404 on `GET /markets`, so clients fall back to `/api/v2/markets`).
+ */
+export type SimProfile = 'spec' | 'datanode';
+export const PROFILES: readonly SimProfile[] = ['spec', 'datanode'];
+
+export function defaultFaults(profile: SimProfile = 'spec'): FaultState {
   return {
     halted: false,
     datanodeLagBlocks: 0,
@@ -97,7 +104,7 @@ export function defaultFaults(): FaultState {
     markPriceFrozen: false,
     validatorsLeft: 0,
     validatorsInactive: 0,
-    marketsCore: false,
+    marketsCore: profile === 'spec',
     nonFiniteDoubles: false,
     stripFreshnessHeaders: false,
     replaying: false,

@@ -75,7 +75,7 @@ export const ROUTES: Route[] = [
     endpoint: 'markets',
     pattern: /^\/markets$/,
     handle: ({ net, faults, query }) => {
-      if (!faults.marketsCore) throw gatewayError(GRPC.NotFound, 'Not Found'); // a data node: only core serves it
+      if (!faults.marketsCore) throw gatewayError(GRPC.NotFound, 'Not Found'); // the datanode profile: only core serves it
       const id = singleParam(query, 'market');
       const rows = id ? net.markets.filter((m) => m.id === id) : net.markets;
       return { markets: rows.map((m) => marketJson(m, net.faults.nonFiniteDoubles)) };

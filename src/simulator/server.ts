@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
-  FaultError, applyFaultPatch, badRow, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState,
+  FaultError, applyFaultPatch, badRow, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState, type SimProfile,
 } from './faults.js';
 import { SimNetwork, type NetworkFaults, type SimOptions } from './network.js';
 import { matchRoute } from './routes.js';
@@ -18,6 +18,8 @@ export interface SimulatorOptions extends Partial<SimOptions> {
   host?: string;
   port?: number;
   faults?: unknown;
+  /** What the faults default to (and return to when cleared); `spec` unless given. */
+  profile?: SimProfile;
   /** Serve this network instead of making one: a fleet's nodes each get a view of a shared one (fleet.ts). */
   net?: SimNetwork;
 }
@@ -26,7 +28,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 export class Simulator {
   readonly net: SimNetwork;
-  faults: FaultState = defaultFaults();
+  readonly profile: SimProfile;
+  faults: FaultState;
   /** Requests served, by endpoint (tests use this to count what a poll cost upstream). */
   readonly requestCounts = new Map<string, number>();
   private readonly server: http.Server;
@@ -36,6 +39,8 @@ export class Simulator {
 
   constructor(options: SimulatorOptions = {}) {
     this.net = options.net ?? new SimNetwork(options);
+    this.profile = options.profile ?? 'spec';
+    this.faults = defaultFaults(this.profile);
     if (options.faults !== undefined) this.setFaults(applyFaultPatch(this.faults, options.faults));
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
@@ -67,7 +72,7 @@ export class Simulator {
 
   clearFaults(): void {
     this.net.sync();
-    this.setFaults(defaultFaults());
+    this.setFaults(defaultFaults(this.profile));
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {

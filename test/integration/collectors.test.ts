@@ -90,17 +90,31 @@ describe('markets', () => {
     expect(m.value('vega_markets_over_limit', T)).toBe(0);
   });
 
-  it('falls back to /api/v2/markets when /markets answers 404 (a data node: the default), and remembers it', async () => {
-    const s = await sim({ seed: 51, markets: 7 });
+  it('datanode profile: falls back to /api/v2/markets when /markets answers 404, and remembers it', async () => {
+    const s = await sim({ seed: 51, markets: 7, profile: 'datanode' });
     const e = await exporter(s.url, { markets: { enabled: true } });
     let m = await scrape(e.url);
     expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
     expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1);
+    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(1);
     await e.poll('markets');
     m = await scrape(e.url);
     expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1); // not asked again
     expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
+    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(2);
+  });
+
+  it('spec profile (the default): GET /markets answers, so the exporter never pages /api/v2/markets', async () => {
+    const s = await sim({ seed: 51, markets: 7 });
+    const e = await exporter(s.url, { markets: { enabled: true } });
+    await e.poll('markets');
+    const m = await scrape(e.url);
+    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    for (const r of s.net.markets) checkMarket(m, r);
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBeUndefined();
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
+    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' }) ?? 0).toBe(0);
   });
 
   it('1,000 markets: the guard stops per-market series and says so; the counts stay', async () => {

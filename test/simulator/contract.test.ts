@@ -80,13 +80,10 @@ describe('shapes', () => {
     expect(empty.body.signatures).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: '', endCursor: '' } });
   });
 
-  it('markets: /markets 404 as on a data node; with marketsCore unpaginated with ?market=; /api/v2/market/{id}', async () => {
-    const gone = await sim.json('/markets');
-    expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ code: 5, message: 'Not Found', details: [] });
-    expect((await sim.json('/api/v2/markets')).status).toBe(200);
-    sim.patchFaults({ marketsCore: true });
+  it('markets: /markets by default as the specification has it, unpaginated with ?market=; 404 with marketsCore off (a data node); /api/v2/market/{id}', async () => {
     const all = await sim.json('/markets');
+    expect(all.status).toBe(200);
+    expect(Object.keys(all.body)).toEqual(['markets']);
     expect(all.body.markets).toHaveLength(12);
     for (const m of all.body.markets) expectShape(m, MARKET);
     const products = new Set(all.body.markets.map((m: any) => Object.keys(m.tradableInstrument.instrument).find((k) => ['future', 'perpetual', 'spot'].includes(k))));
@@ -94,10 +91,16 @@ describe('shapes', () => {
     expect(all.body.markets.some((m: any) => Number(m.positionDecimalPlaces) < 0)).toBe(true);
     const one = await sim.json(`/markets?market=${all.body.markets[3].id}`);
     expect(one.body.markets).toEqual([all.body.markets[3]]);
+    expect((await sim.json(`/markets?market=${'0'.repeat(64)}`)).body).toEqual({ markets: [] });
     const single = await sim.json(`/api/v2/market/${all.body.markets[3].id}`);
     expect(single.body.market).toEqual(all.body.markets[3]);
+    expect((await sim.json('/api/v2/markets')).status).toBe(200);
     sim.patchFaults({ marketsCore: false });
-    expect((await sim.json('/markets')).status).toBe(404);
+    const gone = await sim.json('/markets');
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ code: 5, message: 'Not Found', details: [] });
+    expect((await sim.json('/api/v2/markets')).status).toBe(200);
+    sim.patchFaults({ marketsCore: true });
   });
 
   it('orders: latest version by default, every version by number, rejection reason only when rejected', async () => {

@@ -207,10 +207,33 @@ describe('fault control', () => {
   });
 
   it('startup flags map to faults and scale knobs', () => {
-    const o = parseSimulatorArgs(['--port', '0', '--seed', '3', '--rotations', '100000', '--halt', '--datanode-lag', '12', '--markets-core', '--non-finite-doubles', '--faults', '{"endpoints":{"statistics":{"latencyMs":5}}}']);
-    expect(o).toMatchObject({ port: 0, seed: 3, rotations: 100000, faults: { halted: true, datanodeLagBlocks: 12, marketsCore: true, nonFiniteDoubles: true, endpoints: { statistics: { latencyMs: 5 } } } });
-    expect(parseSimulatorArgs(['--markets-404']).faults).toBeUndefined(); // the default now; accepted for old scripts
+    const o = parseSimulatorArgs(['--port', '0', '--seed', '3', '--rotations', '100000', '--halt', '--datanode-lag', '12', '--profile', 'datanode', '--non-finite-doubles', '--faults', '{"endpoints":{"statistics":{"latencyMs":5}}}']);
+    expect(o).toMatchObject({ port: 0, seed: 3, rotations: 100000, profile: 'datanode', faults: { halted: true, datanodeLagBlocks: 12, nonFiniteDoubles: true, endpoints: { statistics: { latencyMs: 5 } } } });
+    expect(parseSimulatorArgs(['--markets-404'])).toMatchObject({ profile: 'datanode' }); // old scripts' name for it
+    expect(parseSimulatorArgs(['--markets-core'])).not.toHaveProperty('profile'); // the default now
+    expect(() => parseSimulatorArgs(['--profile', 'core'])).toThrow(/--profile: expected spec or datanode/);
     expect(() => parseSimulatorArgs(['--rotations', 'many'])).toThrow(/--rotations/);
+  });
+
+  it('profiles: spec serves GET /markets, datanode answers 404 there, and clearing faults returns to the profile', async () => {
+    const spec = await withSim({ now: new ManualClock().now });
+    const dn = await withSim({ now: new ManualClock().now, profile: 'datanode' });
+    try {
+      expect((await spec.json('/markets')).status).toBe(200);
+      const gone = await dn.json('/markets');
+      expect([gone.status, gone.body]).toEqual([404, { code: 5, message: 'Not Found', details: [] }]);
+      expect((await dn.json('/api/v2/markets')).status).toBe(200);
+      dn.patchFaults({ marketsCore: true });
+      expect((await dn.json('/markets')).status).toBe(200);
+      await dn.get('/__sim/faults', { method: 'DELETE' });
+      expect((await dn.json('/markets')).status).toBe(404);
+      spec.patchFaults({ marketsCore: false });
+      await spec.get('/__sim/faults', { method: 'DELETE' });
+      expect((await spec.json('/markets')).status).toBe(200);
+    } finally {
+      await spec.close();
+      await dn.close();
+    }
   });
 
   it('startup faults are in force from the first request', async () => {
