@@ -56,11 +56,15 @@ export function statisticsFacts(body: unknown, headers: Record<string, string | 
   if (obj(body, 'body').statistics === null) return {}; // unset message: nothing known
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const dn = headerU64(headers['x-block-height']);
+  const block = rfc3339Nanos(s.vegaTime, 'statistics.vegaTime');
+  const current = rfc3339Nanos(s.currentTime, 'statistics.currentTime');
   return {
     chainId: str(s.chainId, 'statistics.chainId'),
     appVersion: str(s.appVersion, 'statistics.appVersion'),
     height: u64(s.blockHeight, 'statistics.blockHeight'),
     ...(dn !== undefined && dn > 0n ? { datanodeHeight: dn } : {}),
+    ...(block !== undefined && current !== undefined ? { blockTimeNs: block, currentTimeNs: current } : {}),
+    blockDurationNs: u64(s.blockDuration, 'statistics.blockDuration'),
   };
 }
 

@@ -26,6 +26,10 @@ export interface NodeFacts {
   appVersion?: string;
   height?: bigint;
   datanodeHeight?: bigint;
+  /** Core's block time (vegaTime), its clock at the answer (currentTime), and the last block interval, in ns. */
+  blockTimeNs?: bigint;
+  currentTimeNs?: bigint;
+  blockDurationNs?: bigint;
   /** A digest of the node's view of network data, and the data-node height it was taken at. */
   fingerprint?: string;
   fingerprintHeight?: bigint;

@@ -16,12 +16,36 @@ export interface TargetView {
   healthy: boolean;
   /** From the last successful statistics poll. */
   facts?: NodeFacts | undefined;
+  /** That poll's place in time, for comparing heights at one moment (trackPoll). */
+  poll?: PollTrack | undefined;
   /** From the last successful consistency poll. */
   fingerprint?: { value: string; height?: bigint | undefined } | undefined;
   /** From the last successful datanode_info poll. */
   datanodeVersion?: string | undefined;
   /** From the last successful history_segments poll: the newest segment's toHeight. */
   segmentHeight?: bigint | undefined;
+}
+
+/** A statistics poll: when it was answered (exporter clock, ms) and the height it read. */
+export interface PollTrack {
+  at: number;
+  height: bigint;
+  blockTimeNs?: bigint | undefined;
+  /** The height moved since the poll before (unknown after the first poll). */
+  advancing?: boolean | undefined;
+  /** The mean block interval (ns) over the last polls that saw the height move. */
+  intervalNs?: bigint | undefined;
+}
+
+/** The track after a new poll answered at `at`. */
+export function trackPoll(prev: PollTrack | undefined, at: number, height: bigint, blockTimeNs: bigint | undefined): PollTrack {
+  const next: PollTrack = { at, height, blockTimeNs };
+  if (prev === undefined) return next;
+  next.advancing = height > prev.height;
+  const t0 = prev.blockTimeNs;
+  if (next.advancing && blockTimeNs !== undefined && t0 !== undefined && blockTimeNs > t0) next.intervalNs = (blockTimeNs - t0) / (height - prev.height);
+  else next.intervalNs = prev.intervalNs;
+  return next;
 }
 
 /** The configured network, else the chain id (unknown while the node has not answered or replays). */
@@ -72,8 +96,12 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
     for (const t of members) out.push({ metric: M.targetNetwork, values: [t.name, network], value: 1 });
     out.push({ metric: M.networkHealthyTargets, values: [network], value: healthy.length });
 
-    const max = healthy.reduce((m, t) => (t.facts!.height! > m ? t.facts!.height! : m), 0n);
-    for (const t of healthy) out.push({ metric: M.fleetHeightLag, values: [t.name, network], value: Number(max - t.facts!.height!) });
+    // Heights are compared at one moment, the network's newest poll: polls at different instants
+    // would otherwise read as lag.
+    const at = healthy.reduce((m, t) => Math.max(m, t.poll?.at ?? -Infinity), -Infinity);
+    const carried = healthy.map((t) => heightAt(t, at));
+    const max = carried.reduce((m, h) => (h > m ? h : m), 0n);
+    healthy.forEach((t, i) => out.push({ metric: M.fleetHeightLag, values: [t.name, network], value: Number(max - carried[i]!) }));
 
     const versioned = healthy.filter((t) => t.facts?.appVersion !== undefined);
     disagreement(versioned.map((t) => t.facts!.appVersion!)).forEach((bad, i) => {
@@ -110,6 +138,25 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
     });
   }
   return out;
+}
+
+/**
+ * The height a node had at `atMs`, carried forward from its last poll by the block boundaries
+ * crossed since: its last block was `currentTime − vegaTime` old when it answered, and blocks come
+ * at the mean interval measured between its last two polls (`blockDuration` before that). Block
+ * times place the boundaries, so nodes polled at different phases of a block agree. A node that did
+ * not advance between its last two polls (halted or stuck) is not carried: it is where it was.
+ */
+export function heightAt(t: TargetView, atMs: number): bigint {
+  const f = t.facts!;
+  const h = f.height!;
+  const p = t.poll;
+  const d = p?.intervalNs ?? f.blockDurationNs;
+  if (p === undefined || p.advancing === false || !(atMs > p.at) || d === undefined || d <= 0n) return h;
+  if (f.blockTimeNs === undefined || f.currentTimeNs === undefined) return h;
+  const age = f.currentTimeNs > f.blockTimeNs ? f.currentTimeNs - f.blockTimeNs : 0n;
+  const since = BigInt(Math.round((atMs - p.at) * 1e6));
+  return h + (age + since) / d - age / d;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { StoreKey } from '../exposition/store.js';
 import type { CollectorRunner } from '../schedule/runner.js';
 import { DatanodeClient } from '../upstream/client.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
-import type { TargetView } from './signals.js';
+import { trackPoll, type PollTrack, type TargetView } from './signals.js';
 
 export class TargetRuntime {
   readonly client: DatanodeClient;
@@ -15,6 +15,8 @@ export class TargetRuntime {
   private readonly httpKey: StoreKey;
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
+  /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
+  private poll: PollTrack | undefined;
 
   constructor(readonly cfg: TargetConfig, private readonly ctx: RuntimeContext, onApplied: (r: CollectorRunner) => void) {
     const h = ctx.config.http;
@@ -62,10 +64,14 @@ export class TargetRuntime {
     const segs = this.runner('history_segments')?.state;
     // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
     if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
+    const at = stats?.lastSuccessMs;
+    const f = stats?.facts;
+    if (at !== undefined && f?.height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, f.height, f.blockTimeNs);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: stats?.success === true,
+      poll: this.poll,
       facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
       datanodeVersion: info?.success ? info.facts?.datanodeVersion : undefined,

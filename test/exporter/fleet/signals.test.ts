@@ -1,6 +1,6 @@
 /** The pure fleet logic: networks, fail-over order, disagreement, signals and shards. */
 import { describe, expect, it } from 'vitest';
-import { candidateOrder, disagreement, fleetSamples, networkOf, shardOf, type TargetView } from '../../../src/exporter/fleet/signals.js';
+import { candidateOrder, disagreement, fleetSamples, networkOf, shardOf, trackPoll, type PollTrack, type TargetView } from '../../../src/exporter/fleet/signals.js';
 import type { Sample } from '../../../src/exporter/exposition/labels.js';
 
 const view = (name: string, o: Partial<TargetView> & { height?: bigint; dn?: bigint; chain?: string; version?: string; fp?: string; fpH?: bigint } = {}): TargetView => ({
@@ -95,6 +95,66 @@ describe('fleet logic', () => {
     expect(get(s, 'vega_history_segment_lag_blocks', 'd')).toBeUndefined();
     expect(get(s, 'vega_history_segment_lag_blocks', 'e')).toBeUndefined();
     expect(s.find((x) => x.metric.name === 'vega_history_segment_lag_blocks' && x.values[0] === 'a')?.values[1]).toBe('c1');
+  });
+
+  describe('height lag at a common moment', () => {
+    // A chain with a block every second (block k's time T0 + k s, or ± up to 20 ms with `jitter`),
+    // nodes a fixed number of blocks behind it, each polled every 5 s at its own phase: what a
+    // statistics answer says at the instant of its poll.
+    const T0 = 1_700_000_000_000;
+    const blockMs = (k: number, jitter: boolean): number => T0 + k * 1000 + (jitter ? ((k * 7919) % 41) - 20 : 0);
+    const tipAt = (ms: number, jitter: boolean): number => {
+      let k = Math.floor((ms - T0) / 1000) + 1;
+      while (blockMs(k, jitter) > ms) k--;
+      return k;
+    };
+    const polled = (name: string, behind: number, atMs: number, prev: PollTrack | undefined, jitter: boolean): TargetView & { poll: PollTrack } => {
+      const h = tipAt(atMs, jitter) - behind;
+      const blockTimeNs = BigInt(blockMs(h, jitter)) * 1_000_000n;
+      return {
+        name,
+        healthy: true,
+        poll: trackPoll(prev, atMs, BigInt(h), blockTimeNs),
+        facts: {
+          chainId: 'c1', appVersion: 'v1', height: BigInt(h), blockTimeNs,
+          currentTimeNs: BigInt(atMs) * 1_000_000n,
+          blockDurationNs: BigInt(blockMs(h, jitter) - blockMs(h - 1, jitter)) * 1_000_000n,
+        },
+      };
+    };
+    const nodes = [{ name: 'tip', behind: 0, phase: 0 }, { name: 'two', behind: 2, phase: 1700 }, { name: 'five', behind: 5, phase: 3300 }, { name: 'two-b', behind: 2, phase: 4950 }];
+
+    // With irregular blocks a poll within the jitter of a block boundary can read one block off,
+    // so that case polls away from the boundaries (250 ms later); steady blocks take any phase.
+    it.each([[false, 0], [true, 250]])('nodes at fixed distances polled at different phases show those distances at every poll (block-time jitter %s)', (jitter, shift) => {
+      const last = new Map<string, TargetView & { poll: PollTrack }>();
+      const seen = new Map<string, Set<number>>(nodes.map((n) => [n.name, new Set<number>()]));
+      // Poll events in time order over two minutes; the signals are recomputed after each one.
+      const events = nodes.flatMap((n) => Array.from({ length: 24 }, (_, i) => ({ n, at: T0 + 600_000 + shift + n.phase + i * 5000 }))).sort((a, b) => a.at - b.at);
+      for (const { n, at } of events) {
+        last.set(n.name, polled(n.name, n.behind, at, last.get(n.name)?.poll, jitter));
+        if (last.size < nodes.length) continue;
+        const s = fleetSamples([...last.values()], 10);
+        for (const m of nodes) seen.get(m.name)!.add(get(s, 'vega_fleet_block_height_lag_blocks', m.name)!);
+      }
+      for (const n of nodes) expect([...seen.get(n.name)!], n.name).toEqual([n.behind]);
+    });
+
+    it('compared raw, the same polls would not be steady (what the rule is for)', () => {
+      const views = nodes.map((n) => ({ ...polled(n.name, n.behind, T0 + 600_000 + n.phase, undefined, false), poll: undefined }));
+      const s = fleetSamples(views, 10);
+      expect(get(s, 'vega_fleet_block_height_lag_blocks', 'tip')).toBe(2); // polled 4.95 s before two-b, itself 2 behind
+    });
+
+    it('a node whose height did not move since its last poll (halted) is not carried forward', () => {
+      const at = T0 + 600_000;
+      const first = polled('stuck', 0, at - 5000, undefined, false);
+      const stuck = { ...first, poll: trackPoll(first.poll, at, first.facts!.height!, first.facts!.blockTimeNs) };
+      const later = { ...first, name: 'later', poll: trackPoll(first.poll, at + 4000, first.facts!.height!, first.facts!.blockTimeNs) };
+      const s = fleetSamples([stuck, later], 10);
+      expect(get(s, 'vega_fleet_block_height_lag_blocks', 'stuck')).toBe(0);
+      expect(get(s, 'vega_fleet_block_height_lag_blocks', 'later')).toBe(0);
+    });
   });
 
   it('shards split names evenly enough and deterministically', () => {
