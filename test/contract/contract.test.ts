@@ -4,15 +4,17 @@
  *  (b) the schema rejects what the published definitions forbid, and accepts the awkward values they allow;
  *  (c) the arbitraries, compiled from the same descriptor, produce 200 valid samples per endpoint and do reach
  *      the edge cases they are meant to reach;
- *  (d) the expected samples are internally consistent (exact value ↔ float64, one sample per series).
+ *  (d) the expected samples are internally consistent (exact value ↔ float64, one sample per series);
+ *  (e) per release (v0.73 to v0.79): a field newer than the body's release may be absent, nothing else changes.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arbitraryFor, invalidArbitraryFor } from './arbitraries.js';
 import { parseDecimal, toFloat64 } from './exact.js';
+import { DESCRIPTORS, type Desc } from './descriptor.js';
 import { FIXTURES } from './fixture-map.js';
-import { ENDPOINTS, ENDPOINTS_V079, ENUMS, ROUTES, type RouteKey } from './schema.js';
+import { ENDPOINTS, ENDPOINTS_V079, ENUMS, LATEST, RELEASES, ROUTES, schemaFor, type Release, type RouteKey } from './schema.js';
 
 const FIX = new URL('./fixtures/', import.meta.url);
 const load = (f: string): any => JSON.parse(readFileSync(new URL(f, FIX), 'utf8'));
@@ -304,4 +306,85 @@ describe('(d) expected samples are exact and consistent', () => {
   it('core /markets and /api/v2/markets expect the same samples', () => {
     expect(load('markets.expected.json').samples).toEqual(load('api-v2-markets.expected.json').samples);
   });
+});
+
+/** `body` without the fields the descriptor says came after `release` (what a node of that release sends) */
+function olderBody(d: Desc, body: unknown, release: Release): { body: unknown; dropped: number } {
+  let dropped = 0;
+  const walk = (d: Desc, v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (d.t === 'nullable') return walk(d.of, v);
+    if (d.t === 'arr') return (v as unknown[]).map((x) => walk(d.of, x));
+    if (d.t !== 'obj' && d.t !== 'opaque') return v;
+    const fields = d.t === 'obj' ? d.fields : d.known ?? {};
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const f = fields[k];
+      if (f?.since && RELEASES.indexOf(f.since) > RELEASES.indexOf(release)) dropped++;
+      else out[k] = f ? walk(f.d, x) : x;
+    }
+    return out;
+  };
+  return { body: walk(d, body), dropped };
+}
+
+describe('(e) every release in service: v0.73 to v0.79', () => {
+  const okAt = (route: RouteKey, body: unknown, release: Release): boolean => schemaFor(route, release).safeParse(body).success;
+  const M = 'GET /api/v2/market/{marketId}' as const;
+  const market = load('api-v2-market.json');
+  const fees = ['market', 'fees', 'factors'];
+
+  it('v0.79 is the default schema', () => {
+    expect(LATEST).toBe('0.79');
+    expect(schemaFor('GET /statistics', '0.79')).toBe(ENDPOINTS['GET /statistics']);
+  });
+  it('a body without treasuryFee (v0.78) fails under v0.79 and v0.78, passes under v0.77 and v0.73', () => {
+    const b = mutate(market, [...fees, 'treasuryFee'], undefined);
+    expect(okAt(M, market, '0.73')).toBe(true);
+    expect(okAt(M, b, '0.79')).toBe(false);
+    expect(okAt(M, b, '0.78')).toBe(false);
+    expect(okAt(M, b, '0.77')).toBe(true);
+    expect(okAt(M, b, '0.73')).toBe(true);
+  });
+  it('a field from a later release, when sent, is still typed; unknown fields fail under every release', () => {
+    for (const r of RELEASES) {
+      expect(okAt(M, mutate(market, [...fees, 'treasuryFee'], 0.01), r), r).toBe(false);
+      expect(okAt(M, mutate(market, [...fees, 'treasuryFee'], '-0.01'), r), r).toBe(false);
+      expect(okAt(M, mutate(market, [...fees, 'rebateFee'], '0.01'), r), r).toBe(false);
+      expect(okAt(M, mutate(market, ['market', 'tickSize'], 1), r), r).toBe(false);
+      expect(okAt(M, mutate(market, ['market', 'decimalPlaces'], 5), r), r).toBe(false);
+      expect(okAt(M, mutate(market, ['market', 'id'], undefined), r), r).toBe(false);
+    }
+  });
+  it('positions without fees and funding (v0.79), an asset without chainId, bounds without active (v0.77)', () => {
+    const pos = mutate(load('positions.json'), ['positions', 'edges', 0, 'node', 'feesPaid'], undefined);
+    expect(okAt('GET /api/v2/positions', pos, '0.79')).toBe(false);
+    expect(okAt('GET /api/v2/positions', pos, '0.78')).toBe(true);
+    const asset = mutate(load('asset.json'), ['asset', 'details', 'erc20', 'chainId'], undefined);
+    expect(okAt('GET /api/v2/asset/{assetId}', asset, '0.79')).toBe(false);
+    expect(okAt('GET /api/v2/asset/{assetId}', asset, '0.73')).toBe(true);
+    const md = mutate(load('markets-data.json'), ['marketsData', 0, 'priceMonitoringBounds', 0, 'active'], undefined);
+    expect(okAt('GET /api/v2/markets/data', md, '0.77')).toBe(false);
+    expect(okAt('GET /api/v2/markets/data', md, '0.76')).toBe(true);
+  });
+  for (const [file, route] of Object.entries(FIXTURES)) {
+    it(`${file}: without the fields newer than each release it passes there, and fails under v0.79 when any was dropped`, () => {
+      for (const r of RELEASES) {
+        const { body, dropped } = olderBody(DESCRIPTORS[route], load(file), r);
+        const res = schemaFor(route, r).safeParse(body);
+        expect(res.success, `${r}: ${res.success ? '' : res.error.message}`).toBe(true);
+        if (dropped > 0) expect(okAt(route, body, LATEST), r).toBe(false);
+      }
+    });
+  }
+  for (const route of ROUTES) {
+    it(`${route}: one-defect bodies are rejected under v0.73 too`, () => {
+      fc.assert(
+        fc.property(invalidArbitraryFor(route), ({ body, path, defect }) => {
+          if (schemaFor(route, '0.73').safeParse(body).success) throw new Error(`v0.73 accepted ${defect} at ${path.join('.')}`);
+        }),
+        { numRuns: 100, seed: 13 },
+      );
+    });
+  }
 });

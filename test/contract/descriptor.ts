@@ -137,7 +137,15 @@ export type Desc =
   | { t: 'opaque'; known?: Record<string, Field> }
   | { t: 'nullable'; of: Desc };
 
-export interface Field { d: Desc; optional: boolean }
+/**
+ * The releases the exporter supports (oldest first). A field whose `since` is later than the release a
+ * body is checked against may be absent from it; from its `since` on it is required as before.
+ */
+export const RELEASES = ['0.73', '0.74', '0.75', '0.76', '0.77', '0.78', '0.79'] as const;
+export type Release = (typeof RELEASES)[number];
+export const LATEST: Release = '0.79';
+
+export interface Field { d: Desc; optional: boolean; since?: Release }
 
 type FieldInput = Desc | Field;
 const isField = (x: FieldInput): x is Field => (x as Field).d !== undefined && 'optional' in x;
@@ -174,6 +182,8 @@ export const opaque = (known?: Record<string, FieldInput>): Desc =>
   ({ t: 'nullable', of: known ? { t: 'opaque', known: toFields(known) } : { t: 'opaque' } });
 /** a field that may be absent (proto3 `optional`, or a member of a oneof) */
 export const opt = (d: Desc): Field => ({ d, optional: true });
+/** a field first published in `release`: bodies of older releases may lack it */
+export const since = (release: Release, d: Desc | Field): Field => ({ ...(isField(d) ? d : { d, optional: false }), since: release });
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -296,8 +306,11 @@ export const MARKET = msg({
   tradableInstrument,
   decimalPlaces: U64,
   fees: msg({
-    factors: msg({ makerFee: DEC, infrastructureFee: DEC, liquidityFee: DEC, treasuryFee: DEC, buyBackFee: DEC }),
-    liquidityFeeSettings: msg({ method: en('LiquidityFeeSettingsMethod'), feeConstant: opt(DEC) }),
+    factors: msg({
+      makerFee: DEC, infrastructureFee: DEC, liquidityFee: DEC,
+      treasuryFee: since('0.78', DEC), buyBackFee: since('0.78', DEC),
+    }),
+    liquidityFeeSettings: since('0.74', msg({ method: en('LiquidityFeeSettingsMethod'), feeConstant: opt(DEC) })),
   }),
   openingAuction: msg({ duration: I64, volume: U64 }),
   priceMonitoringSettings: msg({ parameters: msg({ triggers: arr(priceMonitoringTrigger) }) }),
@@ -322,14 +335,14 @@ export const MARKET = msg({
     performanceHysteresisEpochs: U64,
     slaCompetitionFactor: DEC,
   })),
-  liquidationStrategy: msg({
+  liquidationStrategy: since('0.74', msg({
     disposalTimeStep: I64,
     disposalFraction: DEC,
     fullDisposalSize: U64,
     maxFractionConsumed: DEC,
     disposalSlippageRange: DEC,
-  }),
-  markPriceConfiguration: msg({
+  })),
+  markPriceConfiguration: since('0.75', msg({
     decayWeight: DEC,
     decayPower: U64,
     cashAmount: AMT,
@@ -338,11 +351,11 @@ export const MARKET = msg({
     compositePriceType: en('CompositePriceType'),
     dataSourcesSpec: arr(dataSourceDefinition),
     dataSourcesSpecBinding: arr(obj({ priceSourceProperty: STR })),
-  }),
-  tickSize: AMT,
-  enableTransactionReordering: BOOL,
+  })),
+  tickSize: since('0.76', AMT),
+  enableTransactionReordering: since('0.77', BOOL),
   allowedEmptyAmmLevels: opt(U64),
-  allowedSellers: arr(STR),
+  allowedSellers: since('0.78', arr(STR)),
 });
 
 const priceSourceState = msg({ priceSources: arr(obj({ priceSource: STR, price: AMT, lastUpdated: NS })) });
@@ -376,7 +389,7 @@ const MARKET_DATA = obj({
     maxValidPrice: AMT,
     trigger: msg({ horizon: I64, probability: DEC, auctionExtension: I64 }),
     referencePrice: DEC,
-    active: opt(BOOL),
+    active: since('0.77', BOOL),
   })),
   marketValueProxy: DEC,
   liquidityProviderFeeShare: arr(obj({
@@ -396,13 +409,13 @@ const MARKET_DATA = obj({
       fundingRate: SDEC,
       internalTwap: AMT,
       externalTwap: AMT,
-      seqNum: U64,
-      startTime: NS,
-      internalCompositePrice: AMT,
-      nextInternalCompositePriceCalc: NS,
-      internalCompositePriceType: en('CompositePriceType'),
-      underlyingIndexPrice: AMT,
-      internalCompositePriceState: priceSourceState,
+      seqNum: since('0.74', U64),
+      startTime: since('0.74', NS),
+      internalCompositePrice: since('0.75', AMT),
+      nextInternalCompositePriceCalc: since('0.75', NS),
+      internalCompositePriceType: since('0.75', en('CompositePriceType')),
+      underlyingIndexPrice: since('0.76', AMT),
+      internalCompositePriceState: since('0.76', priceSourceState),
     })),
   }, [['perpetualData']])),
   liquidityProviderSla: arr(obj({
@@ -416,9 +429,9 @@ const MARKET_DATA = obj({
     notionalVolumeBuys: DEC,
     notionalVolumeSells: DEC,
   })),
-  nextNetworkCloseout: NS,
-  markPriceType: en('CompositePriceType'),
-  markPriceState: priceSourceState,
+  nextNetworkCloseout: since('0.74', NS),
+  markPriceType: since('0.75', en('CompositePriceType')),
+  markPriceState: since('0.76', priceSourceState),
   activeProtocolAutomatedPurchase: opt(msg({ id: STR, orderId: STR })),
 });
 
@@ -543,7 +556,7 @@ export const DESCRIPTORS = {
           decimals: U64,
           quantum: DEC,
           builtinAsset: opt(msg({ maxFaucetAmountMint: AMT })),
-          erc20: opt(msg({ contractAddress: STR, lifetimeLimit: AMT, withdrawThreshold: AMT, chainId: STR })),
+          erc20: opt(msg({ contractAddress: STR, lifetimeLimit: AMT, withdrawThreshold: AMT, chainId: since('0.77', STR) })),
         },
         [['builtinAsset', 'erc20']],
       ),
@@ -560,14 +573,14 @@ export const DESCRIPTORS = {
     updatedAt: NS,
     lossSocialisationAmount: SAMT,
     positionStatus: en('PositionStatus'),
-    takerFeesPaid: DEC,
-    makerFeesReceived: DEC,
-    feesPaid: DEC,
-    takerFeesPaidSince: DEC,
-    makerFeesReceivedSince: DEC,
-    feesPaidSince: DEC,
-    fundingPaymentAmount: SDEC,
-    fundingPaymentAmountSince: SDEC,
+    takerFeesPaid: since('0.79', DEC),
+    makerFeesReceived: since('0.79', DEC),
+    feesPaid: since('0.79', DEC),
+    takerFeesPaidSince: since('0.79', DEC),
+    makerFeesReceivedSince: since('0.79', DEC),
+    feesPaidSince: since('0.79', DEC),
+    fundingPaymentAmount: since('0.79', SDEC),
+    fundingPaymentAmountSince: since('0.79', SDEC),
   })),
   'GET /api/v2/parties': connection('parties', msg({
     id: STR,

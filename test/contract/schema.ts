@@ -9,14 +9,18 @@
  *    integer. Used to check the simulator, which claims to be v0.79.0.
  * Objects are strict in both modes: a field the reference does not list is a failure, except inside
  * objects the reference marks "not expanded".
+ *
+ * Per release (v0.73 to v0.79, `schemaFor(route, release)`): a field the descriptor marks `since` a later
+ * release may be absent; every other rule (types, unknown fields) is the same. ENDPOINTS and
+ * ENDPOINTS_V079 are the v0.79 schemas.
  */
 import { z } from 'zod';
 import {
-  DESCRIPTORS, ENUMS, ERROR_DETAIL_DESCRIPTOR, ERROR_DETAIL_TYPE,
-  type Desc, type RouteKey, type ScalarKind,
+  DESCRIPTORS, ENUMS, ERROR_DETAIL_DESCRIPTOR, ERROR_DETAIL_TYPE, LATEST, RELEASES,
+  type Desc, type Field, type Release, type RouteKey, type ScalarKind,
 } from './descriptor.js';
 
-export { ENUMS, ROUTES, DESCRIPTORS, type RouteKey, type EnumName } from './descriptor.js';
+export { ENUMS, ROUTES, DESCRIPTORS, RELEASES, LATEST, type RouteKey, type EnumName, type Release } from './descriptor.js';
 
 export type Mode = 'forward' | 'v079';
 
@@ -82,7 +86,16 @@ function scalar(s: ScalarKind): z.ZodType {
   }
 }
 
-export function compile(d: Desc, mode: Mode): z.ZodType {
+/** whether a body of `release` may lack the field */
+const mayLack = (f: Field, release: Release): boolean =>
+  f.optional || (f.since !== undefined && RELEASES.indexOf(f.since) > RELEASES.indexOf(release));
+
+export function compile(d: Desc, mode: Mode, release: Release = LATEST): z.ZodType {
+  const shapeOf = (fields: Record<string, Field>): Record<string, z.ZodType> =>
+    Object.fromEntries(Object.entries(fields).map(([k, f]) => {
+      const s = compile(f.d, mode, release);
+      return [k, mayLack(f, release) ? s.optional() : s];
+    }));
   switch (d.t) {
     case 'scalar':
       return scalar(d.s);
@@ -94,18 +107,13 @@ export function compile(d: Desc, mode: Mode): z.ZodType {
       return z.union([nameSchema, z.number().int().min(I32_MIN).max(I32_MAX)]);
     }
     case 'arr':
-      return z.array(compile(d.of, mode));
+      return z.array(compile(d.of, mode, release));
     case 'nullable':
-      return compile(d.of, mode).nullable();
-    case 'opaque': {
-      const shape: Record<string, z.ZodType> = {};
-      for (const [k, f] of Object.entries(d.known ?? {})) shape[k] = f.optional ? compile(f.d, mode).optional() : compile(f.d, mode);
-      return z.looseObject(shape);
-    }
+      return compile(d.of, mode, release).nullable();
+    case 'opaque':
+      return z.looseObject(shapeOf(d.known ?? {}));
     case 'obj': {
-      const shape: Record<string, z.ZodType> = {};
-      for (const [k, f] of Object.entries(d.fields)) shape[k] = f.optional ? compile(f.d, mode).optional() : compile(f.d, mode);
-      let s: z.ZodType = z.strictObject(shape);
+      let s: z.ZodType = z.strictObject(shapeOf(d.fields));
       if (d.oneofs?.length) {
         const groups = d.oneofs;
         s = s.superRefine((v, ctx) => {
@@ -125,10 +133,10 @@ const errorDetail = {
   v079: compile(ERROR_DETAIL_DESCRIPTOR, 'v079'),
 };
 
-function build(mode: Mode): Record<RouteKey, z.ZodType> {
+function build(mode: Mode, release: Release): Record<RouteKey, z.ZodType> {
   const out = {} as Record<RouteKey, z.ZodType>;
   for (const [k, d] of Object.entries(DESCRIPTORS) as [RouteKey, Desc][]) {
-    let s = compile(d, mode);
+    let s = compile(d, mode, release);
     if (k === 'error') {
       // gRPC status codes are 1..16 in an error answer; a vega.ErrorDetail entry is typed.
       s = s.superRefine((v, ctx) => {
@@ -147,9 +155,17 @@ function build(mode: Mode): Record<RouteKey, z.ZodType> {
 }
 
 /** route key → response schema (forward-compatible: what a collector must accept) */
-export const ENDPOINTS: Record<RouteKey, z.ZodType> = build('forward');
+export const ENDPOINTS: Record<RouteKey, z.ZodType> = build('forward', LATEST);
 /** route key → response schema, v0.79.0 enum names only (what a v0.79.0 node sends) */
-export const ENDPOINTS_V079: Record<RouteKey, z.ZodType> = build('v079');
+export const ENDPOINTS_V079: Record<RouteKey, z.ZodType> = build('v079', LATEST);
+
+const byRelease = new Map<Release, Record<RouteKey, z.ZodType>>([[LATEST, ENDPOINTS]]);
+/** route key → the forward-compatible schema of a body sent by a node of `release` */
+export function schemaFor(route: RouteKey, release: Release): z.ZodType {
+  let all = byRelease.get(release);
+  if (!all) byRelease.set(release, (all = build('forward', release)));
+  return all[route];
+}
 
 /** Concrete path → route key (for checking live answers). */
 export function routeFor(path: string): RouteKey | undefined {
