@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryFor, invalidArbitraryFor } from './arbitraries.js';
 import { parseDecimal, toFloat64 } from './exact.js';
 import { DESCRIPTORS, type Desc } from './descriptor.js';
-import { FIXTURES } from './fixture-map.js';
+import { FIXTURES, RECORDED } from './fixture-map.js';
 import { ENDPOINTS, ENDPOINTS_V079, ENUMS, LATEST, RELEASES, ROUTES, schemaFor, type Release, type RouteKey } from './schema.js';
 
 const FIX = new URL('./fixtures/', import.meta.url);
@@ -264,9 +264,10 @@ describe('(c) arbitraries derived from the schema', () => {
 });
 
 describe('(d) expected samples are exact and consistent', () => {
-  const files = readdirSync(FIX).filter((f) => f.endsWith('.expected.json'));
+  const expectedIn = (sub: string): string[] => readdirSync(new URL(sub, FIX)).filter((f) => f.endsWith('.expected.json')).map((f) => sub + f);
+  const files = [...expectedIn(''), ...expectedIn('recorded/')];
   it('every fixture has an expected file', () => {
-    for (const f of Object.keys(FIXTURES)) expect(files).toContain(f.replace(/\.json$/, '.expected.json'));
+    for (const f of [...Object.keys(FIXTURES), ...Object.keys(RECORDED)]) expect(files).toContain(f.replace(/\.json$/, '.expected.json'));
   });
   for (const f of files) {
     it(`${f}: value is the float64 nearest to exact, one sample per series`, () => {
@@ -377,6 +378,33 @@ describe('(e) every release in service: v0.73 to v0.79', () => {
       }
     });
   }
+  it('every recorded body is mapped', () => {
+    const files = readdirSync(new URL('recorded/', FIX)).filter((f) => f.endsWith('.json') && !f.endsWith('.expected.json'));
+    expect(files.map((f) => `recorded/${f}`).sort()).toEqual(Object.keys(RECORDED).sort());
+  });
+  for (const [file, { route, release }] of Object.entries(RECORDED)) {
+    it(`${file} (recorded, v${release}) fits its release (v0.79 only if nothing newer is missing); an unknown field still fails`, () => {
+      const body = load(file);
+      const r = schemaFor(route, release).safeParse(body);
+      expect(r.success, r.success ? '' : r.error.message).toBe(true);
+      // The order has no field newer than v0.73; the others lack some (fees v0.78, composite prices, position fees).
+      expect(okAt(route, body, LATEST)).toBe(file === 'recorded/order.json');
+      const top = Object.keys(body)[0]!;
+      expect(okAt(route, mutate(body, [top, 'unlistedField'], 'x'), release)).toBe(false);
+      expect(okAt(route, { ...body, unlistedField: 1 }, release)).toBe(false);
+    });
+  }
+  it('recorded bodies with a wrong-typed value fail at their release', () => {
+    const mk = load('recorded/market.json');
+    expect(okAt('GET /api/v2/market/{marketId}', mutate(mk, ['market', 'decimalPlaces'], 5), '0.73')).toBe(false);
+    expect(okAt('GET /api/v2/market/{marketId}', mutate(mk, ['market', 'fees', 'factors', 'makerFee'], 0.0002), '0.73')).toBe(false);
+    const md = load('recorded/market-data-latest.json');
+    expect(okAt('GET /api/v2/market/data/{marketId}/latest', mutate(md, ['marketData', 'openInterest'], 654289), '0.73')).toBe(false);
+    const pos = load('recorded/positions.json');
+    expect(okAt('GET /api/v2/positions', mutate(pos, ['positions', 'edges', 0, 'node', 'realisedPnl'], -234350), '0.73')).toBe(false);
+    const ord = load('recorded/order.json');
+    expect(okAt('GET /api/v2/order/{orderId}', mutate(ord, ['order', 'peggedOrder'], undefined), '0.73')).toBe(false);
+  });
   for (const route of ROUTES) {
     it(`${route}: one-defect bodies are rejected under v0.73 too`, () => {
       fc.assert(

@@ -1,5 +1,5 @@
 /** Which endpoint each golden fixture answers (file name under fixtures/ → route key). */
-import type { RouteKey } from './descriptor.js';
+import type { Release, RouteKey } from './descriptor.js';
 
 export const FIXTURES: Record<string, RouteKey> = {
   'statistics.json': 'GET /statistics',
@@ -23,4 +23,15 @@ export const FIXTURES: Record<string, RouteKey> = {
   'nodes.json': 'GET /api/v2/nodes',
   'error.json': 'error',
   'error-gateway.json': 'error',
+};
+
+/**
+ * Bodies recorded from a public test network (fixtures/recorded/, provenance in its SOURCE.md): file →
+ * route key and the release of the node that sent them (their schema is `schemaFor(route, release)`).
+ */
+export const RECORDED: Record<string, { route: RouteKey; release: Release }> = {
+  'recorded/market.json': { route: 'GET /api/v2/market/{marketId}', release: '0.73' },
+  'recorded/market-data-latest.json': { route: 'GET /api/v2/market/data/{marketId}/latest', release: '0.73' },
+  'recorded/positions.json': { route: 'GET /api/v2/positions', release: '0.73' },
+  'recorded/order.json': { route: 'GET /api/v2/order/{orderId}', release: '0.73' },
 };
