@@ -2,6 +2,7 @@
 import type { AnyCollectorModule } from '../src/exporter/collectors/define.js';
 import { COLLECTORS } from '../src/exporter/collectors/index.js';
 import { ownedBy, type MetricDef } from '../src/exporter/exposition/catalogue.js';
+import { COVERAGE, WHY, type ResourceCoverage } from '../src/exporter/exposition/coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
 const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
@@ -20,7 +21,10 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     'Every polled series carries `target`, the configured name of the data node. Values are cached between',
     'polls and dropped once older than the collector\'s maximum age (three intervals by default), so Prometheus',
     'marks them stale instead of seeing old values forever. Unset upstream values (`""`, `"0001-01-01T00:00:00Z"`,',
-    'a missing header) are absent series, never 0.',
+    'a missing header) are absent series, never 0. Ids (market, party, order, asset, node, resource) are label',
+    'values as the node sends them, whatever their shape: a value longer than `limits.label_value_bytes` is cut',
+    'and suffixed with a hash of the whole; only an empty id, or one with control characters, skips its row',
+    '(`reason="bad_id"`).',
     '',
   ];
   for (const section of [...collectors, ...OTHERS]) {
@@ -40,12 +44,33 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '`vega_exporter_build_info{version,nodejs_version}` and `vega_exporter_series` (series served from polled data).',
     'They are sampled when the body is rendered: after each change, at most once a second.',
     '',
-    '## Not exported',
-    '',
-    '- `statistics.blockHash`: a new value every block; as a label it would create a series per block.',
-    '- `networkhistory.swarmKey`, `swarmKeySeed`: the private swarm\'s secret; never read into metrics, logs or errors.',
-    '- `networkhistory.ipfsAddress` and peer addresses: peer ids are unbounded label values.',
-    '',
   );
+  out.push(...renderCoverage());
   return out.join('\n');
+}
+
+/** "Coverage of the query service": every field of the specification, from src/exporter/exposition/coverage.ts. */
+export function renderCoverage(coverage: readonly ResourceCoverage[] = COVERAGE): string[] {
+  const out: string[] = [
+    '## Coverage of the query service',
+    '',
+    'Every field of every resource in the query service\'s specification, with the series that carry it or why it',
+    'is not exported; fields marked *beyond the specification* are fields data nodes send that it does not list.',
+    'A test reads the field list out of the specification and fails when one of its fields is missing here.',
+    '',
+    'Not exported, and why:',
+    '',
+    ...Object.entries(WHY).map(([k, why]) => `- *${k.replace('_', ' ')}*: ${why}.`),
+    '',
+  ];
+  for (const r of coverage) {
+    out.push(`### ${r.resource}`, '', `Read from ${r.source}.`, '', '| field | series | label | note |', '|---|---|---|---|');
+    for (const f of r.fields) {
+      const series = f.metrics ? f.metrics.map((m) => `\`${m.name}\``).join(', ') : `not exported: *${f.not!.replace('_', ' ')}*`;
+      const note = [f.beyond ? `beyond the specification (${f.beyond})` : '', f.note ?? ''].filter((x) => x !== '').join('; ');
+      out.push(`| \`${f.field}\` | ${series} | ${f.label ? `\`${cell(f.label)}\`` : '-'} | ${cell(note || '-')} |`);
+    }
+    out.push('');
+  }
+  return out;
 }

@@ -27,7 +27,7 @@ export interface EndpointFaults {
   /** Pads the body with this many bytes (still valid JSON). */
   oversizedBody?: number;
   wrongTypes?: boolean;
-  /** One row of each list answer carries an id that is not an id ("not-an-id"); the others are intact. */
+  /** One row of each list answer carries an empty id (the one string that is never an id); the others are intact. */
   badRow?: boolean;
   unknownEnums?: boolean;
   missingFreshnessHeaders?: boolean;
@@ -222,7 +222,7 @@ export function mangleTypes(value: unknown): unknown {
   return value;
 }
 
-/** Break the first row of the first list in a body: its id fields become "not-an-id". */
+/** Break the first row of the first list in a body: its id fields become "" (no id). */
 export function badRow(value: unknown): unknown {
   const copy = structuredClone(value);
   const find = (v: unknown): Record<string, unknown> | undefined => {
@@ -231,7 +231,7 @@ export function badRow(value: unknown): unknown {
     return undefined;
   };
   const row = find(copy);
-  for (const k of ['id', 'marketId', 'nodeId']) if (row && typeof row[k] === 'string') row[k] = 'not-an-id';
+  for (const k of ['id', 'marketId', 'nodeId']) if (row && typeof row[k] === 'string') row[k] = ''; // empty: the one string that can never be an id
   return copy;
 }
 

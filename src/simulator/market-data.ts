@@ -61,10 +61,11 @@ function marketDataJson(net: SimNetwork, m: MarketRec, i: number, f: MarketDataF
     auctionEnd: ns(a.end), auctionStart: ns(a.start), indicativePrice: auctionNow ? mark.toString() : '0', indicativeVolume: auctionNow ? '5' : '0',
     marketTradingMode: a.mode, trigger: a.trigger, extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED',
     targetStake: target.toString(), suppliedStake: ((target * BigInt(ratio)) / 100n).toString(),
-    priceMonitoringBounds: m.triggers.map((t) => ({
+    // In a price auction the bound that started it is spent (active false) until the auction ends.
+    priceMonitoringBounds: m.triggers.map((t, k) => ({
       minValidPrice: ((mark * 95n) / 100n).toString(), maxValidPrice: ((mark * 105n) / 100n).toString(),
       trigger: { horizon: String(t.horizon), probability: t.probability, auctionExtension: String(t.auctionExtension) },
-      referencePrice: mark.toString(), active: true,
+      referencePrice: mark.toString(), active: !(k === 0 && a.trigger === 'AUCTION_TRIGGER_PRICE'),
     })),
     marketValueProxy: target.toString(), liquidityProviderFeeShare: [], marketState: m.state,
     nextMarkToMarket: ns(net.blockTimeNs + 5n * NS), lastTradedPrice: (mark - unit).toString(), marketGrowth: '0',

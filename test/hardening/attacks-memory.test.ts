@@ -71,7 +71,7 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
     const rss = sampler(p);
     cleanup.push(async () => rss.stop());
     const sizes: Record<string, number> = {};
-    const markets = { ids: 0, names: 500, chain: 200 };
+    const markets = { ids: 500, names: 500, chain: 200 }; // 40 KB ids are ids (issue 33): exported, their labels capped
     for (const ph of ['ids', 'names', 'chain'] as const) {
       phase = ph;
       await polled(node, '/markets', 1, 20_000);
@@ -81,12 +81,12 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
       let text = '';
       for (let i = 0; i < 100; i++) {
         text = await (await fetch(`${p.url}/metrics`)).text();
-        if (ph === 'ids' || new Scrape(text).all('vega_market_info').length === markets[ph]) break;
+        if (new Scrape(text).all('vega_market_info').length === markets[ph]) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       const longest = Math.max(...new Scrape(text).samples.flatMap((s) => Object.values(s.labels).map((v) => Buffer.byteLength(v))));
       expect(longest, ph).toBeLessThanOrEqual(128);
-      if (ph !== 'ids') expect(new Scrape(text).all('vega_market_info')).toHaveLength(markets[ph]);
+      expect(new Scrape(text).all('vega_market_info')).toHaveLength(markets[ph]);
     }
     rss.stop();
     console.log(`item 2: max RSS ${rss.max().toFixed(0)} MiB (start-up and first poll: ${startup.max().toFixed(0)} MiB); /metrics bytes ${JSON.stringify(sizes)}`);

@@ -8,7 +8,8 @@
  */
 import { M, ownedBy } from '../exposition/catalogue.js';
 import { marketGuardConfig } from '../config/fields.js';
-import { amount, arr, decimal, enumValue, i64, id as hexId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
+import { FieldError } from '../errors.js';
+import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
@@ -37,7 +38,7 @@ type Enums = { state: EnumLabels; mode: EnumLabels; trigger: EnumLabels };
 
 /** Samples of one marketsData row. Throws FieldError naming the bad field (the caller skips the row). */
 export function marketDataRow(network: string, d: Json, path: string, scale: Scaling | undefined, enums: Enums): Sample[] {
-  const id = hexId(d.market, `${path}.market`);
+  const id = readId(d.market, `${path}.market`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
     if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [network, id, ...extra], value });
@@ -53,12 +54,14 @@ export function marketDataRow(network: string, d: Json, path: string, scale: Sca
   push(M.mdTimestamp, unixNsSeconds(d.timestamp, `${path}.timestamp`));
   const perp = (d.productData as Json | null | undefined)?.perpetualData as Json | null | undefined;
   if (perp && perp.fundingRate !== undefined) push(M.mdFundingRate, decimal(perp.fundingRate, `${path}.productData.perpetualData.fundingRate`));
-  if (scale) out.push(...scaledRow(network, id, d, path, scale));
+  const bounds = boundsByHorizon(d, path);
+  for (const [horizon, b] of bounds) push(M.mdBoundActive, b.active ? 1 : 0, horizon);
+  if (scale) out.push(...scaledRow(network, id, d, path, bounds, scale));
   return out;
 }
 
 /** The values that need decimals: prices, volumes, open interest, bounds, stakes. */
-function scaledRow(network: string, id: string, d: Json, path: string, { market, assetDecimals }: Scaling): Sample[] {
+function scaledRow(network: string, id: string, d: Json, path: string, bounds: Map<string, HorizonBounds>, { market, assetDecimals }: Scaling): Sample[] {
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], v: string | undefined, decimals: number, ...extra: string[]): void => {
     const value = v === undefined ? undefined : scaleExact(v, decimals);
@@ -68,21 +71,62 @@ function scaledRow(network: string, id: string, d: Json, path: string, { market,
   for (const [kind, k] of PRICES) push(M.mdPrice, amount(d[k], `${path}.${k}`), market.decimalPlaces, kind);
   for (const [kind, k] of VOLUMES) push(M.mdVolume, String(u64(d[k], `${path}.${k}`)), market.positionDecimalPlaces, kind);
   push(M.mdOpenInterest, String(u64(d.openInterest, `${path}.openInterest`)), market.positionDecimalPlaces);
-  const seen = new Set<string>();
-  arr(d.priceMonitoringBounds ?? [], `${path}.priceMonitoringBounds`).forEach((raw, i) => {
-    const p = `${path}.priceMonitoringBounds[${i}]`;
-    const b = obj(raw, p);
-    const horizon = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
-    if (seen.has(horizon)) return; // one pair per horizon: a second would repeat the series
-    seen.add(horizon);
-    push(M.mdBound, amount(b.minValidPrice, `${p}.minValidPrice`), market.decimalPlaces, horizon, 'min');
-    push(M.mdBound, amount(b.maxValidPrice, `${p}.maxValidPrice`), market.decimalPlaces, horizon, 'max');
-  });
+  for (const [horizon, b] of bounds) {
+    if (!b.active) continue; // every bound of this horizon is spent: no valid range to show
+    push(M.mdBound, b.min, market.decimalPlaces, horizon, 'min');
+    push(M.mdBound, b.max, market.decimalPlaces, horizon, 'max');
+  }
   if (assetDecimals !== undefined) {
     push(M.mdStake, amount(d.targetStake, `${path}.targetStake`), assetDecimals, 'target');
     push(M.mdStake, amount(d.suppliedStake, `${path}.suppliedStake`), assetDecimals, 'supplied');
   }
   return out;
+}
+
+interface HorizonBounds { active: boolean; min?: string | undefined; max?: string | undefined }
+
+/**
+ * The price-monitoring bounds of one row by trigger horizon. Only active bounds limit the price
+ * (`active`, since v0.77; absent on older nodes, which have only active bounds, is active): an
+ * inactive one has been triggered already. Several active bounds of one horizon all apply, so the
+ * valid range is the one they all allow: the highest minimum and the lowest maximum, compared
+ * exactly on the decimal text.
+ */
+export function boundsByHorizon(d: Json, path: string): Map<string, HorizonBounds> {
+  const out = new Map<string, HorizonBounds>();
+  arr(d.priceMonitoringBounds ?? [], `${path}.priceMonitoringBounds`).forEach((raw, i) => {
+    const p = `${path}.priceMonitoringBounds[${i}]`;
+    const b = obj(raw, p);
+    const horizon = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
+    const min = amount(b.minValidPrice, `${p}.minValidPrice`);
+    const max = amount(b.maxValidPrice, `${p}.maxValidPrice`);
+    if (b.active !== undefined && typeof b.active !== 'boolean') throw new FieldError(`${p}.active`, 'a boolean', b.active);
+    const active = b.active !== false;
+    const cur = out.get(horizon) ?? { active: false };
+    out.set(horizon, cur);
+    if (!active) return;
+    if (!cur.active) {
+      out.set(horizon, { active: true, min, max });
+      return;
+    }
+    if (min !== undefined && (cur.min === undefined || compareDecimal(min, cur.min) > 0)) cur.min = min;
+    if (max !== undefined && (cur.max === undefined || compareDecimal(max, cur.max) < 0)) cur.max = max;
+  });
+  return out;
+}
+
+/** Order of two unsigned decimal strings (as amount() accepts them), exactly. */
+export function compareDecimal(a: string, b: string): number {
+  const [ai, af = ''] = a.split('.') as [string, string?];
+  const [bi, bf = ''] = b.split('.') as [string, string?];
+  const x = ai.replace(/^0+(?=\d)/, '');
+  const y = bi.replace(/^0+(?=\d)/, '');
+  if (x.length !== y.length) return x.length < y.length ? -1 : 1;
+  if (x !== y) return x < y ? -1 : 1;
+  const n = Math.max(af.length, bf.length);
+  const fa = af.padEnd(n, '0');
+  const fb = bf.padEnd(n, '0');
+  return fa === fb ? 0 : fa < fb ? -1 : 1;
 }
 
 /** The rows whose market id parses, once each, after the allow list (ids, or codes the directory knows). */
@@ -93,7 +137,7 @@ export function selectRows(rows: readonly unknown[], allow: readonly string[], d
     const path = `marketsData[${i}]`;
     const r = skips.row(() => {
       const d = obj(raw, path);
-      return { d, path, id: hexId(d.market, `${path}.market`) };
+      return { d, path, id: readId(d.market, `${path}.market`) };
     });
     if (!r || out.has(r.id)) return;
     if (allowed.size === 0 || allowed.has(r.id) || allowed.has(directory.markets.get(r.id)?.code ?? '')) out.set(r.id, r);

@@ -5,7 +5,7 @@
  */
 import { M } from '../exposition/catalogue.js';
 import { marketGuardConfig } from '../config/fields.js';
-import { arr, decimal, double, enumValue, i64, id as hexId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
+import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/labels.js';
@@ -38,7 +38,7 @@ function productOf(instrument: Json): { product: string; settlementAsset: string
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
 export function marketSamples(target: string, m: Json, path: string, enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) }): Sample[] {
-  const id = hexId(m.id, `${path}.id`);
+  const id = readId(m.id, `${path}.id`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
     if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
@@ -63,6 +63,9 @@ export function marketSamples(target: string, m: Json, path: string, enums: { st
   push(M.marketFee, decimal(fees.makerFee, `${path}.fees.factors.makerFee`), 'maker');
   push(M.marketFee, decimal(fees.infrastructureFee, `${path}.fees.factors.infrastructureFee`), 'infrastructure');
   push(M.marketFee, decimal(fees.liquidityFee, `${path}.fees.factors.liquidityFee`), 'liquidity');
+  // v0.78 and later; an older node does not send them: no series (not 0).
+  if (fees.treasuryFee !== undefined) push(M.marketFee, decimal(fees.treasuryFee, `${path}.fees.factors.treasuryFee`), 'treasury');
+  if (fees.buyBackFee !== undefined) push(M.marketFee, decimal(fees.buyBackFee, `${path}.fees.factors.buyBackFee`), 'buy_back');
   if (m.linearSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.linearSlippageFactor, `${path}.linearSlippageFactor`), 'linear');
   if (m.quadraticSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.quadraticSlippageFactor, `${path}.quadraticSlippageFactor`), 'quadratic');
   const sla = m.liquiditySlaParams as Json | null | undefined;
@@ -81,10 +84,24 @@ export function marketSamples(target: string, m: Json, path: string, enums: { st
   }
   const pms = m.priceMonitoringSettings as Json | null | undefined;
   const params = pms?.parameters as Json | null | undefined;
-  push(M.marketTriggers, params ? arr(params.triggers ?? [], `${path}.priceMonitoringSettings.parameters.triggers`).length : 0);
+  const triggers = params ? arr(params.triggers ?? [], `${path}.priceMonitoringSettings.parameters.triggers`) : [];
+  push(M.marketTriggers, triggers.length);
+  // Each trigger by its index: the list is the market's, so the label is bounded by MAX_TRIGGERS.
+  triggers.slice(0, MAX_TRIGGERS).forEach((raw, i) => {
+    const p = `${path}.priceMonitoringSettings.parameters.triggers[${i}]`;
+    const t = obj(raw, p);
+    push(M.marketTriggerHorizon, Number(i64(t.horizon, `${p}.horizon`)), String(i));
+    push(M.marketTriggerProbability, decimal(t.probability, `${p}.probability`), String(i));
+    push(M.marketTriggerExtension, Number(i64(t.auctionExtension, `${p}.auctionExtension`)), String(i));
+  });
 
   const lmp = m.liquidityMonitoringParameters as Json | null | undefined;
   const tsp = lmp?.targetStakeParameters as Json | null | undefined;
+  if (lmp) {
+    const p = `${path}.liquidityMonitoringParameters`;
+    if (lmp.triggeringRatio !== undefined) push(M.marketLiquidityTriggeringRatio, ratio(lmp.triggeringRatio, `${p}.triggeringRatio`));
+    if (lmp.auctionExtension !== undefined) push(M.marketLiquidityAuctionExtension, Number(i64(lmp.auctionExtension, `${p}.auctionExtension`)));
+  }
   if (tsp) {
     push(M.marketTargetStakeWindow, Number(i64(tsp.timeWindow, `${path}.liquidityMonitoringParameters.targetStakeParameters.timeWindow`)));
     push(M.marketTargetStakeScaling, num(tsp.scalingFactor, `${path}.liquidityMonitoringParameters.targetStakeParameters.scalingFactor`));
@@ -130,6 +147,14 @@ function riskSamples(target: string, id: string, ti: Json, path: string): Sample
 
 /** A proto double; "NaN"/"Infinity" come back non-finite and push() leaves that series out. */
 const num = double;
+
+/** A decimal string ("" is unset), or a JSON number (the field was a double in older releases). */
+function ratio(v: unknown, field: string): number | undefined {
+  return typeof v === 'number' ? v : decimal(v, field);
+}
+
+/** Per-trigger series are exported for this many triggers of a market at most (real markets have a few). */
+export const MAX_TRIGGERS = 16;
 
 /**
  * All samples of one poll: counts, the guard flag, and per-market series for the allowed markets.

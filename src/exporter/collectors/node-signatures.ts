@@ -1,7 +1,7 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
 import { M } from '../exposition/catalogue.js';
-import { hex64, idListConfig } from '../config/fields.js';
-import { enumValue, id as hexId, obj, str } from '../upstream/convert.js';
+import { anyId, idListConfig } from '../config/fields.js';
+import { enumValue, id as readId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/labels.js';
 import { defineCollector, watchesListedIds } from './define.js';
@@ -23,7 +23,7 @@ export class NodeSignaturesCollector implements Collector {
         nodes.forEach((node, i) => {
           const row = skips.row(() => {
             const n = obj(node, at(i));
-            hexId(n.id, `${at(i)}.id`); // the resource id: a row that names none is not trusted
+            readId(n.id, `${at(i)}.id`); // the resource id: a row that names none is not trusted
             return { sig: str(n.sig, `${at(i)}.sig`), kind: enumValue(n.kind, `${at(i)}.kind`) };
           });
           if (!row || sigs.has(row.sig)) return; // bad, or repeated across pages
@@ -44,7 +44,7 @@ export default defineCollector({
   name: 'node_signatures',
   scope: 'network',
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
-  config: idListConfig('60s', hex64),
+  config: idListConfig('60s', anyId),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
   create: (c) => new NodeSignaturesCollector(c.ids),
 });

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { M } from '../exposition/catalogue.js';
-import { partyId, timing } from '../config/fields.js';
+import { anyId, timing } from '../config/fields.js';
 import { id, obj } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
@@ -23,7 +23,7 @@ export class PartiesCollector implements Collector {
     const r = await walkConnection(ctx, { path: '/api/v2/parties', key: 'parties', endpoint: 'parties' }, (nodes, at) => {
       const ids = new Set<string>();
       nodes.forEach((n, i) => {
-        const party = skips.row(() => id(obj(n, at(i)).id, `${at(i)}.id`, true));
+        const party = skips.row(() => id(obj(n, at(i)).id, `${at(i)}.id`));
         if (party === undefined) return;
         if (!lastPage.has(party)) count++; // pages that overlap do not count a party twice
         ids.add(party);
@@ -49,6 +49,6 @@ export default defineCollector({
   name: 'parties',
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
-  config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(partyId).default([]) }).prefault({}),
+  config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(anyId).default([]) }).prefault({}),
   create: (c) => new PartiesCollector(c.party_ids),
 });

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { M } from '../exposition/catalogue.js';
-import { HEX64, hex64, partyId, timing } from '../config/fields.js';
+import { anyId, timing } from '../config/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/labels.js';
@@ -28,14 +28,29 @@ export interface PositionRow {
   lossSocialisationAmount: string | undefined;
   status: string;
   updatedAt: number | undefined;
+  /** v0.79's fees and funding, whole history and since the position last opened; undefined when not sent or "". */
+  money: { [K in MoneyKey]: string | undefined };
 }
+
+/** v0.79's per-position fee and funding fields: the series, the period label, signedness. */
+const MONEY = [
+  ['takerFeesPaid', M.positionTakerFees, 'all', false],
+  ['takerFeesPaidSince', M.positionTakerFees, 'since_open', false],
+  ['makerFeesReceived', M.positionMakerFees, 'all', false],
+  ['makerFeesReceivedSince', M.positionMakerFees, 'since_open', false],
+  ['feesPaid', M.positionOtherFees, 'all', false],
+  ['feesPaidSince', M.positionOtherFees, 'since_open', false],
+  ['fundingPaymentAmount', M.positionFunding, 'all', true],
+  ['fundingPaymentAmountSince', M.positionFunding, 'since_open', true],
+] as const;
+type MoneyKey = (typeof MONEY)[number][0];
 
 /** One position node; a FieldError names the bad field (the caller skips the row). */
 export function parsePosition(n: unknown, path: string): PositionRow {
   const p = obj(n, path);
   return {
     marketId: id(p.marketId, `${path}.marketId`),
-    partyId: id(p.partyId, `${path}.partyId`, true),
+    partyId: id(p.partyId, `${path}.partyId`),
     openVolume: i64(p.openVolume, `${path}.openVolume`),
     averageEntryPrice: amount(p.averageEntryPrice, `${path}.averageEntryPrice`),
     realisedPnl: amount(p.realisedPnl, `${path}.realisedPnl`, true),
@@ -43,6 +58,8 @@ export function parsePosition(n: unknown, path: string): PositionRow {
     lossSocialisationAmount: amount(p.lossSocialisationAmount, `${path}.lossSocialisationAmount`, true),
     status: enumValue(p.positionStatus, `${path}.positionStatus`),
     updatedAt: unixNsSeconds(p.updatedAt, `${path}.updatedAt`),
+    // Fields a node before v0.79 does not send stay undefined: no series, not 0.
+    money: Object.fromEntries(MONEY.map(([k, , , signed]) => [k, p[k] === undefined ? undefined : amount(p[k], `${path}.${k}`, signed)])) as PositionRow['money'],
   };
 }
 
@@ -63,6 +80,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
       push(M.positionRealised, a, p.realisedPnl, assetDecimals);
       push(M.positionUnrealised, a, p.unrealisedPnl, assetDecimals);
       push(M.positionLossSoc, a, p.lossSocialisationAmount, assetDecimals);
+      for (const [k, metric, period] of MONEY) push(metric, [...a, period], p.money[k], assetDecimals);
     }
   }
   for (const [s, x] of oneHot(POSITION_STATUS, p.status)) out.push({ metric: M.positionStatus, values: [...v, s], value: x });
@@ -102,10 +120,10 @@ export default defineCollector({
       /** Off until parties or markets are listed. */
       enabled: z.boolean().optional(),
       ...timing('60s'),
-      party_ids: z.array(partyId).default([]),
-      market_ids: z.array(hex64).default([]),
+      party_ids: z.array(anyId).default([]),
+      market_ids: z.array(anyId).default([]),
       /** Settlement-asset decimals by asset id; others are read from GET /api/v2/asset/{id}. */
-      asset_decimals: z.record(z.string().regex(HEX64, { error: 'expected a 64-character hex asset id' }), z.number().int().min(0).max(64)).default({}),
+      asset_decimals: z.record(anyId, z.number().int().min(0).max(64)).default({}),
     })
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),

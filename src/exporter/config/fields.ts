@@ -3,6 +3,7 @@
  * are strings such as "15s" or "500ms"; the schema turns them into milliseconds.
  */
 import { z } from 'zod';
+import { isId } from '../../shared/ids.js';
 
 const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -16,9 +17,11 @@ export const duration = z
   })
   .refine((ms) => ms > 0, { error: 'expected a duration greater than zero' });
 
-export const HEX64 = /^[0-9a-f]{64}$/;
-export const hex64 = z.string().regex(HEX64, { error: 'expected a 64-character lowercase hex id' });
-export const partyId = z.string().regex(/^([0-9a-f]{64}|network)$/, { error: 'expected a 64-character hex party id or "network"' });
+/**
+ * An id (party, market, order, asset, resource): any non-empty string without control characters,
+ * as the specification types ids (src/shared/ids.ts); "network" is a party id like any other.
+ */
+export const anyId = z.string().refine(isId, { error: 'expected an id: a non-empty string without control characters' });
 
 /** Interval, deadline and series lifetime: every collector has these. */
 export function timing(interval: string) {

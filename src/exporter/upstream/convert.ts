@@ -3,6 +3,7 @@
  * 64-bit integers go through BigInt so values beyond 2^53 stay exact until the final float.
  */
 import { FieldError } from '../errors.js';
+import { isId } from '../../shared/ids.js';
 
 const U64 = /^\d{1,20}$/;
 const I64 = /^-?\d{1,19}$/;
@@ -81,12 +82,25 @@ export function double(v: unknown, field: string): number {
   return d;
 }
 
-/** A published id: 64 lowercase hex characters (party ids may also be the literal "network"). */
-export const ID = /^[0-9a-f]{64}$/;
-
-export function id(v: unknown, field: string, allowNetwork = false): string {
-  if (typeof v !== 'string' || !(ID.test(v) || (allowNetwork && v === 'network'))) throw new FieldError(field, 'a 64-character lowercase hex id', v, 'bad_id');
+/**
+ * An id: any non-empty string (src/shared/ids.ts says what can never be one). A value that is not
+ * a string is a bad field (the wrong type); a string that can never be an id (empty, control
+ * characters) is a bad id. As a label an id is bounded by the label cap (exposition/labels.ts); in
+ * a URL it is one encoded path segment (pathSegment).
+ */
+export function id(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw new FieldError(field, 'an id string', v);
+  if (!isId(v)) throw new FieldError(field, 'a non-empty id without control characters', v, 'bad_id');
   return v;
+}
+
+/**
+ * An id as one URL path segment: percent-encoded (encodeURIComponent), and "." and ".." (which a
+ * URL parser or proxy would read as "this" and "parent" directory) with their dots encoded too.
+ * The data node decodes it back to the id.
+ */
+export function pathSegment(v: string): string {
+  return v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v);
 }
 
 /** An enum: its name, or an integer the node's descriptor did not know. Open-ended by design. */

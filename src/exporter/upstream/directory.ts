@@ -3,7 +3,7 @@
  * decimals and the settlement asset per market, decimals per asset. Filled by the markets collector
  * and, for anything it has not seen, by single lookups that are cached.
  */
-import { id as hexId, obj, u64, i64 } from './convert.js';
+import { id, obj, pathSegment, u64, i64 } from './convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { DatanodeClient } from './client.js';
 
@@ -22,14 +22,21 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
   const product = (instrument.future ?? instrument.perpetual ?? instrument.spot) as Record<string, unknown> | undefined;
   const asset = product ? (product.settlementAsset ?? product.quoteAsset ?? '') : '';
   return {
-    id: hexId(m.id, `${path}.id`),
+    id: id(m.id, `${path}.id`),
     decimalPlaces: Number(u64(m.decimalPlaces, `${path}.decimalPlaces`)),
     positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
-    // An asset id is 64 hex characters; "" (no product) means unknown.
-    settlementAsset: asset === '' ? '' : hexId(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
+    // "" (no product, or none named) means unknown.
+    settlementAsset: asset === '' ? '' : id(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
     code: typeof instrument.code === 'string' ? instrument.code : '',
   };
 }
+
+/**
+ * The longest id the directory keeps between polls (characters): far beyond any id in service (64
+ * hex), short of what a node could use to make it hold megabytes. A longer market id is looked up
+ * when needed, like a market the list did not name; a longer asset id is not looked up at all.
+ */
+export const MAX_HELD_ID = 1024;
 
 export class Directory {
   readonly markets = new Map<string, MarketFacts>();
@@ -47,8 +54,10 @@ export class Directory {
   /** The full market list of a poll replaces the previous one: ids a node stops listing are forgotten. */
   setMarkets(list: readonly MarketFacts[]): void {
     this.markets.clear();
-    // An id far longer than any real one (64 hex) is never looked up: not worth holding.
-    for (const m of list) if (m.id.length <= 256) this.markets.set(m.id, m);
+    // Ids are any string, but one far longer than any id in service (64 hex) is not kept from one
+    // poll to the next: a node sending 40 KB ids would hold megabytes here. Such a market is looked
+    // up when needed (market() below), as a market the list did not name.
+    for (const m of list) if (m.id.length <= MAX_HELD_ID) this.markets.set(m.id, m);
   }
 
   /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */
@@ -56,7 +65,7 @@ export class Directory {
     const known = this.markets.get(id);
     if (known) return known;
     try {
-      const res = await client.get(`/api/v2/market/${encodeURIComponent(id)}`, [], 'markets', signal);
+      const res = await client.get(`/api/v2/market/${pathSegment(id)}`, [], 'markets', signal);
       const facts = marketFacts(obj(obj(res.json, 'body').market, 'market'), 'market');
       this.markets.set(id, facts);
       return facts;
@@ -70,9 +79,9 @@ export class Directory {
   /** Asset decimals from the config, else GET /api/v2/asset/{id}; undefined when unknown. */
   async assetDecimals(client: DatanodeClient, id: string, signal: AbortSignal): Promise<number | undefined> {
     if (this.assets.has(id)) return this.assets.get(id) ?? undefined;
-    if (!/^[0-9a-f]{64}$/.test(id)) return undefined;
+    if (id.length > MAX_HELD_ID) return undefined; // not kept, so not looked up poll after poll: its money series stay absent
     try {
-      const res = await client.get(`/api/v2/asset/${id}`, [], 'assets', signal);
+      const res = await client.get(`/api/v2/asset/${pathSegment(id)}`, [], 'assets', signal);
       const details = obj(obj(obj(res.json, 'body').asset, 'asset').details, 'asset.details');
       const d = Number(u64(details.decimals, 'asset.details.decimals'));
       this.assets.set(id, d);

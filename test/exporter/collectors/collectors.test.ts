@@ -91,7 +91,7 @@ describe('network history', () => {
 });
 
 describe('key rotations', () => {
-  // Node ids are checked against their published format (64 lowercase hex): 'a' stands for 'aaaa…'.
+  // 'a' stands for a node id 'aaaa…' (64 characters); ids of any other shape: test/exporter/collectors/id-shapes.test.ts.
   const row = (node: string, key: string, h: number) => ({ nodeId: node.repeat(64), oldPubKey: 'x', newPubKey: key, blockHeight: String(h) });
   const rows = (...r: unknown[]) => r.map((n, i) => parseRotation(n, `rotations.edges[${i}].node`));
 
@@ -108,6 +108,8 @@ describe('key rotations', () => {
   it('rejects a malformed row naming the field', () => {
     expect(() => rows({ nodeId: 'a'.repeat(64), newPubKey: 'k', blockHeight: 5 })).toThrow(/rotations\.edges\[0\]\.node\.blockHeight/);
     expect(() => rows(null)).toThrow(/rotations\.edges\[0\]\.node: expected an object/);
-    expect(thrown(() => rows({ nodeId: 'validator-1', newPubKey: 'k', blockHeight: '5' }))).toMatchObject({ field: 'rotations.edges[0].node.nodeId', reason: 'bad_id' });
+    expect(rows({ nodeId: 'validator-1', newPubKey: 'k', blockHeight: '5' })[0]!.nodeId).toBe('validator-1'); // an id is any non-empty string
+    expect(thrown(() => rows({ nodeId: '', newPubKey: 'k', blockHeight: '5' }))).toMatchObject({ field: 'rotations.edges[0].node.nodeId', reason: 'bad_id' });
+    expect(thrown(() => rows({ nodeId: 7, newPubKey: 'k', blockHeight: '5' }))).toMatchObject({ field: 'rotations.edges[0].node.nodeId', reason: 'bad_field' });
   });
 });

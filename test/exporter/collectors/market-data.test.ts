@@ -1,6 +1,6 @@
 /** The market_data collector beyond the golden fixture: the guard, the allow list, the lookup cap, unknown decimals. */
 import { describe, expect, it } from 'vitest';
-import { LOOKUPS_PER_POLL, MarketDataCollector } from '../../../src/exporter/collectors/market-data.js';
+import { compareDecimal, LOOKUPS_PER_POLL, MarketDataCollector } from '../../../src/exporter/collectors/market-data.js';
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
 import { UpstreamHttpError } from '../../../src/exporter/errors.js';
 import { Directory } from '../../../src/exporter/upstream/directory.js';
@@ -59,5 +59,69 @@ describe('market_data', () => {
     const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, new Directory()).collect(ctx([{ ...row(1), marketTradingMode: null }, row(2)], []));
     expect(r.skipped).toEqual([{ reason: 'bad_field', field: 'marketsData[].marketTradingMode' }]);
     expect(new Set(r.samples.filter((s) => s.values.length > 1).map((s) => s.values[1]))).toEqual(new Set([hex(2)]));
+  });
+});
+
+describe('price-monitoring bounds honour active (v0.77)', () => {
+  // Market hex(1): 2 price decimals. Prices below are raw integers; the expected values are them / 100.
+  const bound = (horizon: string, min: string, max: string, active?: boolean): Record<string, unknown> => ({
+    minValidPrice: min, maxValidPrice: max, trigger: { horizon, probability: '0.99', auctionExtension: '60' }, referencePrice: '10000', ...(active === undefined ? {} : { active }),
+  });
+  const run = async (bounds: unknown[]) => {
+    const dir = new Directory();
+    dir.setMarkets([{ id: hex(1), decimalPlaces: 2, positionDecimalPlaces: 0, settlementAsset: '', code: 'A' }]);
+    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(ctx([{ ...row(1), priceMonitoringBounds: bounds }], []));
+    expect(r.skipped).toEqual([]);
+    const get = (name: string, ...labels: string[]) => r.samples.filter((s) => s.metric.name === name && labels.every((l, i) => s.values[i + 2] === l)).map((s) => s.value);
+    return { bound: (h: string, b: string) => get('vega_market_price_monitoring_bound', h, b), active: (h: string) => get('vega_market_price_monitoring_bound_active', h) };
+  };
+
+  it('an inactive bound and an active one for the same horizon: only the active one is the valid range', async () => {
+    // The inactive bound comes first (the exporter used to take the first bound per horizon).
+    const r = await run([bound('3600', '9000', '11000', false), bound('3600', '9500', '10500', true)]);
+    expect(r.bound('3600', 'min')).toEqual([95]);
+    expect(r.bound('3600', 'max')).toEqual([105]);
+    expect(r.active('3600')).toEqual([1]);
+  });
+
+  it('a horizon whose bounds are all inactive shows active 0 and no range', async () => {
+    const r = await run([bound('3600', '9000', '11000', false), bound('7200', '8000', '12000', true)]);
+    expect(r.bound('3600', 'min')).toEqual([]);
+    expect(r.bound('3600', 'max')).toEqual([]);
+    expect(r.active('3600')).toEqual([0]);
+    expect(r.bound('7200', 'min')).toEqual([80]);
+    expect(r.active('7200')).toEqual([1]);
+  });
+
+  it('without active (nodes before v0.77) a bound is active', async () => {
+    const r = await run([bound('3600', '9000', '11000')]);
+    expect(r.bound('3600', 'min')).toEqual([90]);
+    expect(r.bound('3600', 'max')).toEqual([110]);
+    expect(r.active('3600')).toEqual([1]);
+  });
+
+  it('several active bounds of one horizon: the range they all allow (highest min, lowest max)', async () => {
+    // Decimal text of different lengths and fractions: 9100.5 > 9000, 10400 < 100000.25.
+    const r = await run([bound('60', '9000', '100000.25', true), bound('60', '9100.5', '10400', true), bound('60', '9900', '9950', false)]);
+    expect(r.bound('60', 'min')).toEqual([91.005]);
+    expect(r.bound('60', 'max')).toEqual([104]);
+    expect(r.active('60')).toEqual([1]);
+  });
+
+  it('active of another type is a bad field: the row is skipped', async () => {
+    const dir = new Directory();
+    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(ctx([{ ...row(1), priceMonitoringBounds: [bound('60', '1', '2'), { ...bound('60', '1', '2'), active: 'no' }] }, row(2)], []));
+    expect(r.skipped).toEqual([{ reason: 'bad_field', field: 'marketsData[].priceMonitoringBounds[].active' }]);
+  });
+});
+
+describe('compareDecimal', () => {
+  it('orders decimal text exactly, whatever its length, leading zeros or fraction', () => {
+    expect(compareDecimal('007', '7')).toBe(0);
+    expect(compareDecimal('1.10', '1.1')).toBe(0);
+    expect(compareDecimal('10', '9')).toBe(1);
+    expect(compareDecimal('9.99', '10')).toBe(-1);
+    expect(compareDecimal('99999999999999999999', '99999999999999999998')).toBe(1); // equal as float64
+    expect(compareDecimal('0.0000000000000000001', '0')).toBe(1);
   });
 });

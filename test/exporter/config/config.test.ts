@@ -67,8 +67,8 @@ describe('config errors exit 2 and name the field', () => {
     ['a bad target name', 'targets: [{name: "a b", url: "http://h:1"}]\n', /targets\.0\.name/],
     ['a page size over the node maximum', 'targets: [{name: a, url: "http://h:1"}]\nhttp: {page_size: 6000}\n', /http\.page_size/],
     ['positions switched on with nothing listed', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {enabled: true}}\n', /collectors\.positions\.party_ids .*at least one id/],
-    ['a malformed order reference', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {orders: {ids: ["abc@0"]}}\n', /collectors\.orders\.ids\.0 .*64-character hex order id/],
-    ['a bad party id', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {party_ids: ["me"]}}\n', /collectors\.positions\.party_ids\.0/],
+    ['a malformed order reference', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {orders: {ids: ["abc@0"]}}\n', /collectors\.orders\.ids\.0 .*version of 1 or more/],
+    ['a party id that can never be an id', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {party_ids: [""]}}\n', /collectors\.positions\.party_ids\.0 .*expected an id/],
     ['a negative market limit', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {markets: {max_markets: -1}}\n', /collectors\.markets\.max_markets/],
     ['a boolean that is a string', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {enabled: "yes"}}\n', /collectors\.statistics\.enabled/],
   ];

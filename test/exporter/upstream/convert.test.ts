@@ -1,6 +1,6 @@
 import { thrown } from '../../helpers/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { amount, decimal, double, enumValue, headerU64, i32, i64, id, rfc3339Seconds, scaleExact, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
+import { amount, decimal, double, enumValue, headerU64, i32, i64, id, pathSegment, rfc3339Seconds, scaleExact, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
 import { FieldError } from '../../../src/exporter/errors.js';
 
 describe('converters', () => {
@@ -54,10 +54,20 @@ describe('converters', () => {
     expect(() => double(null, 'f')).toThrow(FieldError);
   });
 
-  it('ids are 64 lowercase hex characters ("network" only where allowed), else bad_id', () => {
-    expect(id('a'.repeat(64), 'f')).toBe('a'.repeat(64));
-    expect(id('network', 'f', true)).toBe('network');
-    for (const bad of ['network', 'A'.repeat(64), 'a'.repeat(63), '', 5]) expect(thrown(() => id(bad, 'f'))).toMatchObject({ reason: 'bad_id', field: 'f' });
+  it('an id is any non-empty string: bad_id only for what can never be one, bad_field for another type', () => {
+    for (const good of ['a'.repeat(64), 'network', 'n1', 'A'.repeat(64), 'AbC+/dE=', 'x'.repeat(200), 'ünï ✓ 🚀', '.', 'a b']) expect(id(good, 'f')).toBe(good);
+    for (const bad of ['', 'a\nb', '\u0000', 'tab\there', '\u007f', '\u0085', 'x\ud800', '\udc00y']) expect(thrown(() => id(bad, 'f'))).toMatchObject({ reason: 'bad_id', field: 'f' });
+    for (const wrong of [5, null, undefined, {}, ['a']]) expect(thrown(() => id(wrong, 'f'))).toMatchObject({ reason: 'bad_field', field: 'f' });
+  });
+
+  it('an id in a URL is one percent-encoded path segment; "." and ".." are not dot segments', () => {
+    expect(pathSegment('a'.repeat(64))).toBe('a'.repeat(64));
+    expect(pathSegment('AbC+/dE=')).toBe('AbC%2B%2FdE%3D');
+    expect(pathSegment('a b?#%')).toBe('a%20b%3F%23%25');
+    expect(pathSegment('.')).toBe('%2E');
+    expect(pathSegment('..')).toBe('%2E%2E');
+    expect(pathSegment('...')).toBe('...');
+    for (const v of ['AbC+/dE=', 'ünï ✓ 🚀', '..']) expect(decodeURIComponent(pathSegment(v))).toBe(v);
   });
 
   it('RFC3339 with 0 to 9 fractional digits, to the nanosecond', () => {
