@@ -4,7 +4,8 @@
 # with one line naming the command to run, rather than letting every test that needs a tool fail.
 #   promtool, amtool (prometheus, prometheus-alertmanager): exposition checks, rules, routing;
 #   yamllint: the kit; openssl: test certificates; Go with the libraries of Helm's template
-#   engine (sources under /usr/share/gocode) to build tools/chart-render for the chart test.
+#   engine (sources under /usr/share/gocode) to build tools/chart-render for the chart test;
+#   systemd-analyze (systemd) checks the shipped unit file.
 # Usage: setup.sh [--image]   --image adds docker.io and debootstrap (npm run test:image, test:fresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ gocode=/usr/share/gocode/src
 [ -d $gocode/github.com/Masterminds/sprig ] || need+=(golang-github-masterminds-sprig-dev)
 [ -d $gocode/sigs.k8s.io/yaml ] || need+=(golang-k8s-sigs-yaml-dev)
 [ -d $gocode/github.com/gobwas/glob ] || need+=(golang-github-gobwas-glob-dev)
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 if [ "${1:-}" = --image ]; then
   command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)

@@ -288,6 +288,26 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
     specific(m);
   });
 
+  it("the README's helm install renders and passes the checks", () => {
+    const readme = read('README.md');
+    const cmd = /^helm install dne helm\/datanode-exporter ((?:.*\\\n)*.*)$/m.exec(readme)?.[1];
+    expect(cmd).toBeDefined();
+    const overrides: Record<string, unknown> = {};
+    for (const [, path, value] of cmd!.matchAll(/--set '?([^=' ]+)=([^' ]+)'?/g)) {
+      // a.b[0].c=v as Helm's --set reads it: dots and indexes into maps and lists
+      const keys = path!.split(/\.|\[(\d+)\]/).filter((k) => k !== undefined && k !== '');
+      let at: Record<string, unknown> = overrides;
+      keys.forEach((k, i) => {
+        if (i === keys.length - 1) at[k] = value === 'true' ? true : value;
+        else at = (at[k] ??= /^\d+$/.test(keys[i + 1]!) ? [] : {}) as Record<string, unknown>;
+      });
+    }
+    expect(overrides).toMatchObject({ config: { targets: [{ name: 'dn1', url: 'http://datanode:3008' }] }, serviceMonitor: { enabled: true } });
+    const m = render('readme', overrides);
+    check(m);
+    expect(kinds(m)).toEqual(['ConfigMap', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+  });
+
   it('the test\'s FNV-1a matches the published 32-bit test vectors', () => {
     expect([fnv1a32(''), fnv1a32('a'), fnv1a32('foobar')]).toEqual([0x811c9dc5, 0xe40c292c, 0xbf9cf968]);
   });
