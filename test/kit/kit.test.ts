@@ -14,7 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../../src/exporter/exposition/catalogue.js';
-import { parseCli } from '../../src/exporter/config/load.js';
+import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -351,6 +351,41 @@ describe('the README', () => {
     const quick = readmeCommands(readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1)));
     expect(quick).toEqual(['npm ci && npm run demo', 'npm test']);
     expect(readme).toMatch(/takes about \d+ minutes/);
+  });
+
+  it('the config file examples are accepted by the exporter', () => {
+    const section = readme.slice(readme.indexOf('## Config file'));
+    const blocks = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    const dir = mkdtempSync(join(tmpdir(), 'dne-readme-config-'));
+    try {
+      const file = join(dir, 'exporter.yaml');
+      writeFileSync(file, blocks.join(''));
+      const config = loadConfig(parseCli(['--config.file', file]), {});
+      expect(config.targets.map((t) => t.name)).toEqual(['dn1']);
+      expect(config.shard).toBe('0/3');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the config reference's keys and defaults are the schema's", () => {
+    const config = loadConfig(parseCli(['--datanode.url', 'http://127.0.0.1:3008']), {}) as unknown as Record<string, unknown>;
+    const at = (path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], config);
+    const rows = [...readme.matchAll(/^\| `([a-z_]+\.[a-z_.]+)`((?:, `?[a-z_]+`?)*) \| ([^|]+) \|/gm)];
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [, first, more, defaults] of rows) {
+      const parent = first!.slice(0, first!.lastIndexOf('.') + 1);
+      const keys = [first!, ...more!.split(',').map((k) => k.replace(/`/g, '').trim()).filter(Boolean).map((k) => parent + k)];
+      const shown = defaults!.trim().replace(/`/g, '').split(/,\s*/);
+      keys.forEach((k, i) => {
+        const v = at(k);
+        expect(v, k).toBeDefined();
+        const d = /^(\d+)(s|m|h)$/.exec(shown[i] ?? '');
+        const want = d ? String(Number(d[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[d[2] as 's' | 'm' | 'h']) : shown[i];
+        if (want !== undefined && typeof v !== 'object') expect(String(v), k).toBe(want);
+      });
+    }
   });
 
   it('the systemd unit is valid (systemd-analyze verify) and starts the bin with flags the exporter takes', () => {
