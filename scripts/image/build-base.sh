@@ -9,6 +9,8 @@
 # Env: DOCKER (client, default docker), DOCKER_HOST as usual; DNE_BASE_REBUILD=1 rebuilds the
 # tarball and replaces an image of that name already in the engine;
 # DNE_NPM_MAJOR (default 11, the npm that Node 24 ships).
+# `build-base.sh --rootfs` only makes sure the tarball exists and prints its path (no Docker): the
+# clean Debian with Node only that scripts/test-fresh.sh runs the README's quick start in.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -82,6 +84,12 @@ build_rootfs() {
   printf 'NODE_VERSION=%s\n' "${version#v}" >"$meta"
   mv "$tarball.part" "$tarball"
 }
+
+if [ "${1:-}" = --rootfs ]; then
+  if [ ! -s "$tarball" ] || [ ! -s "$meta" ]; then build_rootfs >&2; fi
+  echo "$tarball"
+  exit 0
+fi
 
 # An engine that already has the image (the official one, or a stand-in imported before) keeps it.
 if [ "${DNE_BASE_REBUILD:-}" != 1 ] && "$docker" image inspect "$image" >/dev/null 2>&1; then

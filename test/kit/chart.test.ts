@@ -19,7 +19,7 @@ const read = (p: string): string => readFileSync(p, 'utf8');
 type Labels = Record<string, string>;
 type Probe = { httpGet?: { path: string; port: string | number; scheme?: string } };
 type Container = {
-  name: string; args: string[]; env?: unknown[]; ports: { name: string; containerPort: number }[];
+  name: string; args: string[]; env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[]; ports: { name: string; containerPort: number }[];
   livenessProbe?: Probe; readinessProbe?: Probe; resources: unknown; securityContext: unknown;
   volumeMounts?: { name: string; mountPath: string }[];
 };
@@ -27,6 +27,7 @@ type Volume = { name: string; configMap?: { name: string }; secret?: { secretNam
 type Obj = {
   apiVersion: string; kind: string; metadata: { name: string; labels?: Labels }; data?: Record<string, string>;
   spec?: {
+    replicas?: number; serviceName?: string; clusterIP?: string;
     selector?: { matchLabels?: Labels } & Labels; ports?: { name: string; targetPort: string | number }[];
     template?: { metadata: { labels: Labels }; spec: { securityContext: unknown; containers: Container[]; volumes?: Volume[] } };
     endpoints?: { port: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
@@ -38,9 +39,12 @@ type Values = {
   existingConfigMap: string; webConfig: { existingSecret: string; key: string; tls?: boolean };
   serviceMonitor: { scheme?: string }; prometheusRule: { runbookBaseUrl: string };
   dashboards: { labels: Labels }; resources: unknown; podSecurityContext: unknown; securityContext: unknown;
-  extraArgs: string[]; extraEnv: unknown[];
+  extraArgs: string[]; extraEnv: unknown[]; shards: number;
 };
 type Rendered = { docs: Doc[]; values: Values; of: (kind: string) => Obj[]; one: (kind: string) => Obj };
+
+/** The chart's one workload: a Deployment, or with shards > 1 a StatefulSet. */
+const workload = (m: Rendered): Obj => m.one(m.values.shards > 1 ? 'StatefulSet' : 'Deployment');
 
 let work = '';
 let bin = '';
@@ -112,9 +116,10 @@ function check(m: Rendered): void {
     expect(obj.kind, source).toMatch(/^[A-Z]\w+$/);
     expect(obj.metadata.name, source).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
   }
-  const deployment = m.one('Deployment');
+  const deployment = workload(m);
   const pod = deployment.spec!.template!;
-  subset(deployment.spec!.selector!.matchLabels, pod.metadata.labels, 'Deployment selector vs pod labels');
+  subset(deployment.spec!.selector!.matchLabels, pod.metadata.labels, `${deployment.kind} selector vs pod labels`);
+  expect(kinds(m).filter((k) => k === 'Deployment' || k === 'StatefulSet'), 'one workload').toEqual([deployment.kind]);
   const volumes = new Map((pod.spec.volumes ?? []).map((vol) => [vol.name, vol]));
   const configMaps = m.of('ConfigMap').map((c) => c.metadata.name);
   for (const c of pod.spec.containers) {
@@ -132,6 +137,11 @@ function check(m: Rendered): void {
     if (vol.secret) expect(vol.secret.secretName).toBe(v.webConfig.existingSecret);
   }
   const service = m.one('Service');
+  if (deployment.kind === 'StatefulSet') {
+    expect(deployment.spec!.replicas).toBe(v.shards);
+    expect(deployment.spec!.serviceName, 'the governing Service').toBe(service.metadata.name);
+    expect(service.spec!.clusterIP, 'a headless Service: its endpoints are the pods').toBe('None');
+  }
   subset(service.spec!.selector as Labels, pod.metadata.labels, 'Service selector vs pod labels');
   const containerPorts = pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name));
   for (const p of service.spec!.ports!) expect(containerPorts, `Service targetPort ${p.targetPort}`).toContain(p.targetPort);
@@ -161,10 +171,35 @@ function check(m: Rendered): void {
   }
 }
 
-const container = (m: Rendered): Container => m.one('Deployment').spec!.template!.spec.containers[0]!;
+const container = (m: Rendered): Container => workload(m).spec!.template!.spec.containers[0]!;
 const probeSchemes = (m: Rendered): (string | undefined)[] => [container(m).livenessProbe?.httpGet?.scheme, container(m).readinessProbe?.httpGet?.scheme];
 const kinds = (m: Rendered): string[] => m.docs.map((d) => d.obj.kind);
 const web = { existingSecret: 'dne-web' };
+
+/**
+ * The shard rule as docs/fleet.md states it, written here rather than imported: a target belongs to
+ * shard i of n when the 32-bit FNV-1a hash of its name's UTF-8 bytes, modulo n, is i.
+ */
+function fnv1a32(s: string): number {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h;
+}
+
+/** Pod `ordinal`'s arguments as Kubernetes runs them: env from values and labels, $(VAR) expanded. */
+function podArgs(m: Rendered, ordinal: number): string[] {
+  const pod = workload(m).spec!.template!;
+  const labels: Labels = { ...pod.metadata.labels, 'apps.kubernetes.io/pod-index': String(ordinal) };
+  const env = new Map<string, string>();
+  for (const e of container(m).env ?? []) {
+    const field = /^metadata\.labels\['(.+)'\]$/.exec(e.valueFrom?.fieldRef?.fieldPath ?? '')?.[1];
+    const value = field !== undefined ? labels[field] : e.value;
+    if (value !== undefined) env.set(e.name, value);
+  }
+  return container(m).args.map((a) => a.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (ref, name: string) => env.get(name) ?? ref));
+}
+
+const fleet = Array.from({ length: 24 }, (_, i) => ({ name: `dn-${i}.example`, url: `http://10.0.0.${i + 1}:3008` }));
 
 // [name, overrides, what this case must show beyond the common checks]
 const matrix: [string, object, (m: Rendered) => void][] = [
@@ -176,7 +211,7 @@ const matrix: [string, object, (m: Rendered) => void][] = [
   ['web config serving TLS', { webConfig: web }, (m) => {
     expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
     expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
-    expect(m.one('Deployment').spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
+    expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
   }],
   ['web config with basic auth only', { webConfig: { ...web, tls: false } }, (m) => {
     expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
@@ -205,18 +240,37 @@ const matrix: [string, object, (m: Rendered) => void][] = [
   }],
   ['existing config map', { existingConfigMap: 'my-dne-config' }, (m) => {
     expect(m.of('ConfigMap')).toEqual([]);
-    expect(m.one('Deployment').spec!.template!.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'my-dne-config' } });
+    expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'my-dne-config' } });
   }],
   ['resources', { resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } } }, (m) => {
     expect(container(m).resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
   }],
   ['security-context overrides', { podSecurityContext: { runAsUser: 2000, fsGroup: 3000 }, securityContext: { readOnlyRootFilesystem: false, capabilities: null } }, (m) => {
-    expect(m.one('Deployment').spec!.template!.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 2000, runAsGroup: 1000, fsGroup: 3000 });
+    expect(workload(m).spec!.template!.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 2000, runAsGroup: 1000, fsGroup: 3000 });
     expect(container(m).securityContext).toEqual({ readOnlyRootFilesystem: false, allowPrivilegeEscalation: false });
   }],
   ['extraArgs and extraEnv', { extraArgs: ['--log.level=debug', 'two words'], extraEnv: [{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }, (m) => {
     expect(container(m).args.slice(-2)).toEqual(['--log.level=debug', 'two words']);
     expect(container(m).env).toEqual([{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]);
+  }],
+  ['three shards', { shards: 3, config: { targets: fleet }, serviceMonitor: { enabled: true } }, (m) => {
+    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'StatefulSet', 'ServiceMonitor']);
+    // The pods' target sets partition the list: each target is watched by exactly one pod.
+    const listed = (parseYaml(m.one('ConfigMap').data!['config.yaml']!) as { targets: { name: string }[] }).targets.map((t) => t.name);
+    expect(listed).toEqual(fleet.map((t) => t.name));
+    const owners = new Map<string, number[]>(listed.map((n) => [n, []]));
+    for (let ordinal = 0; ordinal < 3; ordinal++) {
+      const shard = podArgs(m, ordinal).filter((a) => a.startsWith('--shard'));
+      expect(shard).toEqual([`--shard=${ordinal}/3`]);
+      for (const n of listed) if (fnv1a32(n) % 3 === ordinal) owners.get(n)!.push(ordinal);
+    }
+    for (const [n, o] of owners) expect(o, n).toHaveLength(1);
+    expect(new Set([...owners.values()].flat()).size, 'every pod has targets').toBe(3);
+  }],
+  ['one shard is a Deployment', { shards: 1, replicaCount: 2 }, (m) => {
+    expect(m.one('Deployment').spec!.replicas).toBe(2);
+    expect(container(m).args.some((a) => a.startsWith('--shard'))).toBe(false);
+    expect(m.one('Service').spec!.clusterIP).toBeUndefined();
   }],
   ['everything on', {
     webConfig: web, existingConfigMap: 'my-dne-config', extraArgs: ['--log.level=debug'], extraEnv: [{ name: 'TZ', value: 'UTC' }],
@@ -234,6 +288,30 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
     specific(m);
   });
 
+  it("the README's helm install renders and passes the checks", () => {
+    const readme = read('README.md');
+    const cmd = /^helm install dne helm\/datanode-exporter ((?:.*\\\n)*.*)$/m.exec(readme)?.[1];
+    expect(cmd).toBeDefined();
+    const overrides: Record<string, unknown> = {};
+    for (const [, path, value] of cmd!.matchAll(/--set '?([^=' ]+)=([^' ]+)'?/g)) {
+      // a.b[0].c=v as Helm's --set reads it: dots and indexes into maps and lists
+      const keys = path!.split(/\.|\[(\d+)\]/).filter((k) => k !== undefined && k !== '');
+      let at: Record<string, unknown> = overrides;
+      keys.forEach((k, i) => {
+        if (i === keys.length - 1) at[k] = value === 'true' ? true : value;
+        else at = (at[k] ??= /^\d+$/.test(keys[i + 1]!) ? [] : {}) as Record<string, unknown>;
+      });
+    }
+    expect(overrides).toMatchObject({ config: { targets: [{ name: 'dn1', url: 'http://datanode:3008' }] }, serviceMonitor: { enabled: true } });
+    const m = render('readme', overrides);
+    check(m);
+    expect(kinds(m)).toEqual(['ConfigMap', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+  });
+
+  it('the test\'s FNV-1a matches the published 32-bit test vectors', () => {
+    expect([fnv1a32(''), fnv1a32('a'), fnv1a32('foobar')]).toEqual([0x811c9dc5, 0xe40c292c, 0xbf9cf968]);
+  });
+
   it('the checks fail on a broken rendering', () => {
     const fresh = (): Rendered => render('broken', { webConfig: web, serviceMonitor: { enabled: true } });
     const breakages: [string, (m: Rendered) => void][] = [
@@ -242,8 +320,20 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
       ['Service selects other pods', (m) => { (m.one('Service').spec!.selector as Labels)['app.kubernetes.io/instance'] = 'other'; }],
       ['ServiceMonitor on a missing port', (m) => { m.one('ServiceMonitor').spec!.endpoints![0]!.port = 'metrics'; }],
       ['mount without a volume', (m) => { container(m).volumeMounts!.push({ name: 'nope', mountPath: '/x' }); }],
-      ['config map that is not rendered', (m) => { m.one('Deployment').spec!.template!.spec.volumes![0]!.configMap!.name = 'ghost'; }],
+      ['config map that is not rendered', (m) => { workload(m).spec!.template!.spec.volumes![0]!.configMap!.name = 'ghost'; }],
     ];
+    const sharded = (): Rendered => render('broken-shards', { shards: 3 });
+    const shardBreakages: [string, (m: Rendered) => void][] = [
+      ['a Service with a cluster IP', (m) => { m.one('Service').spec!.clusterIP = '10.0.0.1'; }],
+      ['fewer pods than shards', (m) => { workload(m).spec!.replicas = 2; }],
+      ['a Deployment as well', (m) => { m.docs.push({ source: 'x', obj: { ...workload(m), kind: 'Deployment' } }); }],
+    ];
+    for (const [what, breakIt] of shardBreakages) {
+      const m = sharded();
+      expect(() => check(m), 'intact rendering').not.toThrow();
+      breakIt(m);
+      expect(() => check(m), what).toThrow();
+    }
     for (const [what, breakIt] of breakages) {
       const m = fresh();
       expect(() => check(m), 'intact rendering').not.toThrow();

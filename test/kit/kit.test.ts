@@ -5,13 +5,16 @@
  * rules we promise (npm run test:image builds and runs it).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../../src/exporter/exposition/catalogue.js';
+import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
@@ -217,7 +220,7 @@ describe('helm chart', () => {
     expect(values.readinessProbe.httpGet.path).toBe('/readyz');
     expect(values.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect(values.dashboards.labels).toHaveProperty('grafana_dashboard');
-    expect(t('deployment.yaml')).toContain('secretName: {{ .Values.webConfig.existingSecret }}');
+    expect(t('workload.yaml')).toContain('secretName: {{ .Values.webConfig.existingSecret }}');
     // Balanced template actions: a cheap guard against a broken edit, since helm cannot run here.
     for (const f of readdirSync(`${chart}/templates`)) {
       const text = t(f);
@@ -296,13 +299,114 @@ describe('YAML lint', () => {
 
 describe('the tree and its description', () => {
   const layers = readdirSync('src/exporter', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-  it.each(layers)('src/exporter/%s/ is described in README.md and docs/architecture.md, and has its tests', (layer) => {
-    expect(read('README.md')).toContain(`\`${layer}/\``);
+  it.each(layers)('src/exporter/%s/ is described in docs/development.md and docs/architecture.md, and has its tests', (layer) => {
+    expect(read('docs/development.md')).toContain(`\`${layer}/\``);
     expect(read('docs/architecture.md')).toContain(`${layer}/`);
     expect(readdirSync(`test/exporter/${layer}`).some((f) => f.endsWith('.test.ts'))).toBe(true);
   });
 
   it('nothing under scripts/ imports from test/', () => {
     for (const f of readdirSync('scripts').filter((n) => n.endsWith('.ts'))) expect(read(`scripts/${f}`), f).not.toMatch(/from '\.\.\/test\//);
+  });
+});
+
+/** Every command line in the README's sh blocks: continuation lines joined, comments dropped. */
+function readmeCommands(readme: string): string[] {
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.replace(/\\\n\s*/g, ' ').split('\n'))
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l !== '');
+}
+
+describe('the README', () => {
+  const readme = read('README.md');
+
+  it('runs every command it shows somewhere in the tests or CI', () => {
+    // [command, file that runs it, what in that file runs it]
+    const runBy: [RegExp, string, string][] = [
+      [/^npm ci && npm run demo$/, 'scripts/test-fresh.sh', "'npm ci && npm run demo'"],
+      [/^npm test$/, 'scripts/test-fresh.sh', 'npm test'],
+      [/^npm ci$/, 'scripts/test-fresh.sh', "'npm ci && npm run demo'"],
+      [/^npm start -- --datanode\.url http:\/\/127\.0\.0\.1:3008 --web\.listen-address :19308$/, 'scripts/test-fresh.sh', "'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'"],
+      [/^docker build -t \S+ \.$/, 'test/image/docker.image.test.ts', "['build', '--network', 'host', ...secret, '-t', TAG, '.']"],
+      [/^docker run --rm -p 19308:19308 --read-only \S+ --datanode\.url=\S+$/, 'test/image/docker.image.test.ts', "'--read-only'"],
+      [/^helm install dne helm\/datanode-exporter /, 'test/kit/chart.test.ts', "the README's helm install"],
+    ];
+    // The systemd installation needs a machine with systemd as init, which CI is not; the unit file
+    // itself is checked below.
+    const notRun = /^sudo (useradd|git clone|install|cp|systemctl) /;
+    const commands = readmeCommands(readme);
+    expect(commands.length).toBeGreaterThan(5);
+    for (const c of commands) {
+      if (notRun.test(c)) continue;
+      const by = runBy.find(([re]) => re.test(c));
+      expect(by, `no test or CI step runs the README's \`${c}\``).toBeDefined();
+      expect(read(by![1]), `${by![1]} runs \`${c}\``).toContain(by![2]);
+    }
+    expect(read('.ci/run')).toContain('npm run test:fresh');
+    expect(read('.ci/run')).toContain('npm run test:image');
+  });
+
+  it('the quick start is the two commands test:fresh runs, and says how long they take', () => {
+    const quick = readmeCommands(readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1)));
+    expect(quick).toEqual(['npm ci && npm run demo', 'npm test']);
+    expect(readme).toMatch(/takes about \d+ minutes/);
+  });
+
+  it('the config file examples are accepted by the exporter', () => {
+    const section = readme.slice(readme.indexOf('## Config file'));
+    const blocks = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    const dir = mkdtempSync(join(tmpdir(), 'dne-readme-config-'));
+    try {
+      const file = join(dir, 'exporter.yaml');
+      writeFileSync(file, blocks.join(''));
+      const config = loadConfig(parseCli(['--config.file', file]), {});
+      expect(config.targets.map((t) => t.name)).toEqual(['dn1']);
+      expect(config.shard).toBe('0/3');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the config reference's keys and defaults are the schema's", () => {
+    const config = loadConfig(parseCli(['--datanode.url', 'http://127.0.0.1:3008']), {}) as unknown as Record<string, unknown>;
+    const at = (path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], config);
+    const rows = [...readme.matchAll(/^\| `([a-z_]+\.[a-z_.]+)`((?:, `?[a-z_]+`?)*) \| ([^|]+) \|/gm)];
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [, first, more, defaults] of rows) {
+      const parent = first!.slice(0, first!.lastIndexOf('.') + 1);
+      const keys = [first!, ...more!.split(',').map((k) => k.replace(/`/g, '').trim()).filter(Boolean).map((k) => parent + k)];
+      const shown = defaults!.trim().replace(/`/g, '').split(/,\s*/);
+      keys.forEach((k, i) => {
+        const v = at(k);
+        expect(v, k).toBeDefined();
+        const d = /^(\d+)(s|m|h)$/.exec(shown[i] ?? '');
+        const want = d ? String(Number(d[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[d[2] as 's' | 'm' | 'h']) : shown[i];
+        if (want !== undefined && typeof v !== 'object') expect(String(v), k).toBe(want);
+      });
+    }
+  });
+
+  it('the systemd unit is valid (systemd-analyze verify) and starts the bin with flags the exporter takes', () => {
+    const unit = read('deploy/systemd/datanode-exporter.service');
+    const exec = /^ExecStart=(\S+) (.*)$/m.exec(unit);
+    expect(exec?.[1]).toBe('/opt/datanode-exporter/dist/exporter/cli.js');
+    const pkg = JSON.parse(read('package.json')) as { bin: Record<string, string> };
+    expect(`/opt/datanode-exporter/${pkg.bin['datanode-exporter']!}`).toBe(exec![1]);
+    const cli = parseCli(exec![2]!.split(' '));
+    expect(cli).toMatchObject({ configFile: '/etc/datanode-exporter/config.yaml', overrides: { listenAddress: ':19308' } });
+    expect(readme).toContain('/etc/datanode-exporter/config.yaml');
+    // Verified against this checkout's bin, which systemd-analyze requires to exist.
+    const dir = mkdtempSync(join(tmpdir(), 'dne-unit-'));
+    try {
+      const file = join(dir, 'datanode-exporter.service');
+      writeFileSync(file, unit.replaceAll('/opt/datanode-exporter', process.cwd()));
+      const r = tool('systemd-analyze', ['verify', file]);
+      expect(r.out).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The README's quick start on a fresh machine (npm run test:fresh; root): a clean Debian root file
+# system with Node and npm only (the image's base, scripts/image/build-base.sh --rootfs), a fresh
+# clone of HEAD, then the README's two commands. The first must serve /metrics; the second, run
+# first as a user who cannot install, must stop at once with one line naming the command, then,
+# as root, must install what it needs and pass.
+# The chroot runs in its own mount and PID namespaces: its mounts and processes end with it, also
+# on failure or interruption, and the work directory is removed on exit.
+set -euo pipefail
+
+if [ "${1:-}" = --inside ]; then
+  # In the chroot, in the clone.
+  cd /src
+  export HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  # Runs a command in the background, in its own process group, until /metrics on 19308 shows
+  # vega_up 1 for the target; then stops it. UP_AFTER: the seconds that took.
+  until_up() {
+    local target=$1 log=$2 pid t0
+    shift 2
+    t0=$(date +%s)
+    set -m
+    bash -c "$*" >"$log" 2>&1 &
+    pid=$!
+    set +m
+    TARGET=$target node -e '
+      const want = new RegExp(`^vega_up\\{target="${process.env.TARGET}"\\} 1$`, "m");
+      const until = Date.now() + 600_000;
+      (async () => {
+        for (;;) {
+          const body = await fetch("http://127.0.0.1:19308/metrics").then((r) => r.text(), () => "");
+          if (want.test(body)) return;
+          if (Date.now() > until) { console.error(`no vega_up 1 for ${process.env.TARGET}`); process.exit(1); }
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      })();' || { tail -n 40 "$log"; return 1; }
+    UP_AFTER=$(($(date +%s) - t0))
+    kill -TERM -- -"$pid"
+    wait "$pid" || true
+  }
+
+  # The README's quick start, then its "Running against a node" against the simulator.
+  until_up sim /tmp/demo.log 'npm ci && npm run demo'
+  echo "fresh: npm ci && npm run demo: vega_up 1 on /metrics ${UP_AFTER} s after npm ci started"
+  set -m
+  npm run simulator -- --port 3008 >/tmp/sim.log 2>&1 &
+  sim=$!
+  set +m
+  until_up 127.0.0.1:3008 /tmp/start.log 'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'
+  kill -TERM -- -"$sim"
+  echo "fresh: npm start against the simulator: vega_up 1 after ${UP_AFTER} s"
+
+  # A user who cannot install: one line naming the command, before any test runs.
+  chown -R node:node /src
+  set +e
+  out=$(su node -c 'cd /src && npm test 2>&1')
+  code=$?
+  set -e
+  lines=$(grep -c '^setup: ' <<<"$out" || true)
+  if [ "$code" = 0 ] || [ "$lines" != 1 ] || ! grep -q '^setup: .*run: sudo apt-get install -y .*prometheus' <<<"$out" \
+    || grep -qE 'Test Files|FAIL' <<<"$out"; then
+    echo "fresh: npm test without the right to install should stop with one setup line; it printed:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "fresh: npm test as a user who cannot install: $(grep '^setup: ' <<<"$out")"
+
+  t2=$(date +%s)
+  npm test
+  t3=$(date +%s)
+  echo "fresh: npm test (installs included) passed in $((t3 - t2)) s"
+  exit 0
+fi
+
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "test-fresh: needs root (debootstrap, chroot)" >&2; exit 1; }
+rev=$(git rev-parse HEAD)
+tarball=$(bash scripts/image/build-base.sh --rootfs | tail -n 1)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/dne-fresh-XXXXXX")
+# The mounts live only in the namespace below, so this never removes through one.
+trap 'rm -rf --one-file-system "$work"' EXIT
+root=$work/root
+mkdir "$root"
+tar --numeric-owner -xf "$tarball" -C "$root"
+git clone -q --no-checkout "$PWD" "$root/src"
+git -C "$root/src" -c advice.detachedHead=false checkout -q "$rev"
+
+# This machine's network settings, as a fresh machine on the same network would have them: DNS,
+# the CA bundle (for a TLS-intercepting proxy) and apt's settings. Services that packages install
+# are not started, as usual in a chroot.
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+cp -n /etc/apt/apt.conf.d/* "$root/etc/apt/apt.conf.d/" 2>/dev/null || true
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod +x "$root/usr/sbin/policy-rc.d"
+
+start=$(date +%s)
+unshare --mount --pid --fork --propagation private bash -c '
+  set -e
+  root=$1
+  mount -t proc proc "$root/proc"
+  mount --rbind /dev "$root/dev"
+  mount -t sysfs sysfs "$root/sys"
+  exec chroot "$root" /usr/bin/env -i NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
+    npm_config_cafile=/etc/ssl/certs/ca-certificates.crt /bin/bash /src/scripts/test-fresh.sh --inside
+' _ "$root"
+echo "fresh: passed in $(($(date +%s) - start)) s (chroot from the cached base; $rev)"
