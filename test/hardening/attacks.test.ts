@@ -254,6 +254,15 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     // The right password from an address over the limit is refused too (no guessing through it)...
     expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(429);
   });
+
+  it("another user's wrong passwords from Prometheus's own address do not lock out the right one (issue 34, item 4)", async () => {
+    const e = await withBasicAuth('right-password');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    defer(async () => agent.destroy());
+    for (let i = 0; i < 11; i++) await timedGet(agent, `${e.url}/metrics`, { authorization: basic('sidecar', `wrong${i}`) });
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('sidecar', 'wrong') })).status).toBe(429);
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(200);
+  });
 });
 
 describe('slow clients (item 10)', () => {

@@ -59,7 +59,7 @@ const webSchema = z
         max_concurrent_checks: z.number().int().min(1).max(16).default(2),
         /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
         max_queued_checks: z.number().int().min(0).max(10_000).default(32),
-        /** Failed logins per client address and window; then 429 with Retry-After, without bcrypt. */
+        /** Failed logins per client address and user name, and window; then 429 with Retry-After, without bcrypt. */
         max_failures_per_client: z.number().int().min(1).default(10),
         failure_window: duration.prefault('1m'),
       })
