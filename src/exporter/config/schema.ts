@@ -29,7 +29,8 @@ export const targetSchema = z.strictObject({
   name: targetName,
   url: httpUrl,
   /** Extra request headers (an API key for a gateway, say). Values are never logged. */
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string()).default({}),
+  // A value undici refuses (CR, LF, NUL, other controls) would fail requests, or leave one hanging.
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: 'expected a header value without CR, LF, NUL or other control characters' })).default({}),
   /** Put the target in a named network (default: grouped by the chain id it reports). */
   network: targetName.optional(),
 });

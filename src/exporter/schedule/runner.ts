@@ -69,6 +69,15 @@ export interface RunnerOptions {
   firstPolls?: Limiter | undefined;
 }
 
+interface Asked {
+  result?: CollectResult;
+  answeredBy?: string;
+  error: unknown;
+}
+
+/** How long after its deadline a poll whose abort went unheard is abandoned. */
+const WATCHDOG_GRACE_MS = 1000;
+
 export class CollectorRunner {
   readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map(), limited: false };
   readonly scopeValue: string;
@@ -155,17 +164,25 @@ export class CollectorRunner {
     if (this.abort.signal.aborted) return;
     const started = performance.now();
     const linked = linkedSignal([this.abort.signal, extra], this.settings.timeoutMs);
+    // The deadline works through the abort signal; should a layer below ignore it, the watchdog
+    // abandons the poll shortly after, so that every poll ends and is reported failed.
+    let watchdog: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<Asked>((resolve) => {
+      watchdog = setTimeout(() => resolve({ error: new ExporterError('POLL_TIMEOUT', `poll still running ${WATCHDOG_GRACE_MS} ms after its deadline; abandoned`) }), this.settings.timeoutMs + WATCHDOG_GRACE_MS);
+      watchdog.unref();
+    });
     try {
-      const { result, answeredBy, error } = await this.ask(linked.signal);
+      const { result, answeredBy, error } = await Promise.race([this.ask(linked.signal), abandoned]);
       if (this.abort.signal.aborted) return;
       this.apply(result, answeredBy, error, (performance.now() - started) / 1000);
     } finally {
+      clearTimeout(watchdog);
       linked.dispose();
     }
   }
 
   /** Ask the candidates in order until one answers. */
-  private async ask(signal: AbortSignal): Promise<{ result?: CollectResult; answeredBy?: string; error: unknown }> {
+  private async ask(signal: AbortSignal): Promise<Asked> {
     let error: unknown = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
     for (const cand of this.o.candidates()) {
       try {

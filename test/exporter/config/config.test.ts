@@ -72,6 +72,16 @@ describe('config errors exit 2 and name the field', () => {
     ['a negative market limit', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {markets: {max_markets: -1}}\n', /collectors\.markets\.max_markets/],
     ['a boolean that is a string', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {enabled: "yes"}}\n', /collectors\.statistics\.enabled/],
   ];
+  it('a header value with CR, LF or NUL: the field named, the value not echoed (issue 34, item 6)', async () => {
+    for (const bad of ['secret-key\\r\\nX-Injected: 1', 'secret-key\\n', 'secret-key\\0']) {
+      const r = await run(['--config.file', yamlFile(`targets: [{name: a, url: "http://h:1", headers: {X-Api-Key: "${bad}"}}]\n`)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/targets\.0\.headers\.X-Api-Key .*expected a header value without CR, LF, NUL/);
+      expect(r.stderr).not.toContain('secret-key');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it.each(files)('config file: %s', async (_name, text, message) => {
     const r = await run(['--config.file', yamlFile(text)]);
     expect(r.code).toBe(2);
