@@ -108,6 +108,10 @@ const probeSchema = z
     max_age: duration.prefault('10s'),
     /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
     timeout: duration.prefault('10s'),
+    /** Probes answered at once; more are answered 503 with Retry-After. */
+    max_concurrent: z.number().int().min(1).default(32),
+    /** New allowed-URL targets per minute (each costs a connection pool and runners); more are answered 429. */
+    new_url_targets_per_minute: z.number().int().min(1).default(60),
     /**
      * URLs that /probe?target=<url> may reach besides the configured targets: scheme, host, port
      * (`:*` or a bare `:` for any) and path prefix are compared after parsing; user-info is refused.
