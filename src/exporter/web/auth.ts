@@ -5,14 +5,13 @@
  * /readyz, for Kubernetes probes). Passwords and key material never reach logs or errors.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, readRegularFile } from '../config/load.js';
 import { BcryptPool, DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult } from './bcrypt-pool.js';
 
 export { DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult };
@@ -43,7 +42,10 @@ export const webConfigSchema = z.strictObject({
   http_server_config: z
     .strictObject({ http2: z.boolean().optional(), headers: z.record(z.string(), z.string()).default({}) })
     .optional(),
-  basic_auth_users: z.record(z.string().min(1), z.string().regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' })).default({}),
+  basic_auth_users: z.record(z.string().min(1), z.string().regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' }).refine((h) => {
+    const cost = Number(h.slice(4, 6));
+    return cost >= 4 && cost <= 31;
+  }, { error: 'expected a bcrypt cost from 04 to 31' })).default({}),
   unauthenticated_paths: z.array(z.string().startsWith('/')).default(['/healthz', '/readyz']),
 });
 
@@ -53,7 +55,7 @@ export type WebConfig = z.output<typeof webConfigSchema>;
 export function loadWebConfig(path: string): { config: WebConfig; tls: Https.ServerOptions | undefined } {
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
+    doc = parseYaml(readRegularFile(path).toString('utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError(`web.config.file: ${code ? `cannot read ${path}: ${code}` : `${path} is not valid YAML`}`);
@@ -67,7 +69,7 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   if (!t) return { config, tls: undefined };
   const file = (field: string, p: string): Buffer => {
     try {
-      return readFileSync(p);
+      return readRegularFile(p);
     } catch (err) {
       throw new ConfigError(`web.config.file: tls_server_config.${field}: cannot read ${p}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
