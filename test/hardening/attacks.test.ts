@@ -74,6 +74,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
       `https://127.0.0.1:${other.port}/`,
       `http://127.0.0.1:abc`,
       `http://127.0.0.1:${other.port}/?x=1`,
+      `http://127.0.0.1:${other.port}/only/..%2Fsecret/`, // out of the allowed prefix once decoded (issue 34)
       'http://[::1',
       'file:///etc/passwd',
     ];
