@@ -95,7 +95,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
   it('rotating distinct allowed URLs of one node is paced per host and port, shared with the polls', async () => {
     const node = await hostileNode();
     defer(node.close);
-    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
+    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { max_concurrent: 40, allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
     await new Promise((r) => setTimeout(r, 1_200)); // the first poll's tokens come back
     const before = node.total();
     const t0 = Date.now();
