@@ -77,6 +77,8 @@ interface Asked {
 
 /** How long after its deadline a poll whose abort went unheard is abandoned. */
 const WATCHDOG_GRACE_MS = 1000;
+/** How long readiness waits for a runner's first poll: a silent node must not hold it back a whole deadline. */
+const READY_AFTER_MS = 5000;
 
 export class CollectorRunner {
   readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map(), limited: false };
@@ -94,6 +96,8 @@ export class CollectorRunner {
   private readonly log: Logger;
   /** (field, reason) pairs already logged: a bad field is logged once, not once per poll. */
   private readonly loggedSkips = new Set<string>();
+  /** When the first poll began. */
+  private firstStartedMs: number | undefined;
 
   constructor(private readonly o: RunnerOptions) {
     this.scopeValue = o.scopeValue;
@@ -151,6 +155,11 @@ export class CollectorRunner {
     }
   }
 
+  /** The first poll has ended, or has run for READY_AFTER_MS: enough for /readyz, whatever its result. */
+  attempted(now = Date.now()): boolean {
+    return this.state.runs > 0 || (this.firstStartedMs !== undefined && now - this.firstStartedMs >= READY_AFTER_MS);
+  }
+
   /** Poll now (joining a poll already in flight); `signal` can shorten the deadline (probes). */
   runOnce(signal?: AbortSignal): Promise<void> {
     if (this.inFlight) return this.inFlight;
@@ -162,6 +171,7 @@ export class CollectorRunner {
 
   private async poll(extra?: AbortSignal): Promise<void> {
     if (this.abort.signal.aborted) return;
+    this.firstStartedMs ??= Date.now();
     const started = performance.now();
     const linked = linkedSignal([this.abort.signal, extra], this.settings.timeoutMs);
     // The deadline works through the abort signal; should a layer below ignore it, the watchdog

@@ -80,6 +80,22 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
 const hang: Collect = (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
 
 describe('CollectorRunner.runOnce', () => {
+  it('counts as attempted for readiness once its first poll has run 5 s, before the deadline (issue 34, item 7)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const h = harness({ settings: { timeoutMs: 48_000 } });
+    h.collect = hang;
+    expect(h.runner.attempted()).toBe(false);
+    const run = h.runner.runOnce();
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(h.runner.attempted()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(h.runner.attempted()).toBe(true);
+    expect(h.runner.state.runs).toBe(0); // still polling: no result is made up
+    await vi.advanceTimersByTimeAsync(44_000);
+    await run;
+    expect(h.runner.state).toMatchObject({ runs: 1, success: false });
+  });
+
   it('a collect that never settles and ignores its abort signal is abandoned shortly after the deadline: failed, vega_up 0, one log line (issue 34, item 6)', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const h = harness({ settings: { timeoutMs: 500 } });
