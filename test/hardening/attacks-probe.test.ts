@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
+import { startFlood, type FloodReport } from '../helpers/flood.js';
 import { removeDist, spawnExporter } from '../helpers/process.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -22,43 +22,13 @@ const VALUES = readFileSync('helm/datanode-exporter/values.yaml', 'utf8');
 const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(VALUES.split('limits:')[1]!)![1]);
 const LIVENESS_TIMEOUT_MS = 1000 * Number(/^ {2}timeoutSeconds: (\d+)$/m.exec(VALUES.split('livenessProbe:')[1]!)![1]);
 
-/**
- * The attackers, in a thread of their own: `connections` loops on kept-alive connections, each
- * asking /probe for a URL never asked before (`fresh`) or for one configured target, until told
- * to stop.
- */
-const ATTACKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const http = require('node:http');
-let stop = false, sent = 0;
-const byStatus = {};
-parentPort.on('message', () => { stop = true; });
-for (let i = 0; i < workerData.connections; i++) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  let k = 0;
-  const loop = () => {
-    if (stop) return agent.destroy();
-    const target = workerData.fresh ? workerData.target + '/c' + i + '-' + (k++) + '/' : workerData.target;
-    const req = http.get({ host: '127.0.0.1', port: workerData.port, path: '/probe?target=' + encodeURIComponent(target), agent }, (res) => {
-      byStatus[res.statusCode] = (byStatus[res.statusCode] || 0) + 1;
-      res.resume();
-      res.on('end', loop);
-    });
-    sent++;
-    req.on('error', () => setTimeout(loop, 10));
-  };
-  loop();
-}
-const report = setInterval(() => { if (stop) { clearInterval(report); parentPort.postMessage({ sent, byStatus }); } }, 20);
-`;
-
-async function attack(o: { port: number; target: string; connections: number; fresh: boolean }, ms: number): Promise<{ sent: number; byStatus: Record<string, number> }> {
-  const w = new Worker(ATTACKER, { eval: true, workerData: o });
-  cleanup.push(() => w.terminate());
+/** `connections` loops on kept-alive connections probing a new URL each time, or a configured target. */
+async function attack(o: { port: number; target: string; connections: number; fresh: boolean }, ms: number): Promise<FloodReport> {
+  const path = o.fresh ? `/probe?target=${encodeURIComponent(`${o.target}/c`)}{n}%2F` : `/probe?target=${encodeURIComponent(o.target)}`;
+  const flood = startFlood({ port: o.port, connections: o.connections, path });
+  cleanup.push(flood.terminate);
   await new Promise((r) => setTimeout(r, ms));
-  const report = new Promise<{ sent: number; byStatus: Record<string, number> }>((r) => w.once('message', r));
-  w.postMessage('stop');
-  return report;
+  return flood.stop();
 }
 
 /** CPU time a process has used (user + system), in seconds: tells a starved exporter from a busy one. */

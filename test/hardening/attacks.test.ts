@@ -9,7 +9,6 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { Exporter } from '../../src/exporter/exporter.js';
 import { createLogger } from '../../src/exporter/logger.js';
@@ -19,6 +18,7 @@ import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';
 import { waitFor } from '../helpers/exporter.js';
+import { startFlood } from '../helpers/flood.js';
 
 const { defer, exporter } = lifecycle();
 const STATS_ONLY = { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } };
@@ -171,34 +171,6 @@ function timedGet(agent: http.Agent, url: string, headers: Record<string, string
   });
 }
 
-/**
- * The attackers, in a thread of their own (their work must not queue on the exporter's thread):
- * `connections` loops, each a fresh connection per request from its own loopback source address
- * (127.0.0.2 …), sending a wrong password to 127.0.0.1 until told to stop.
- */
-const ATTACKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const http = require('node:http');
-let stop = false, sent = 0;
-const byStatus = {};
-parentPort.on('message', () => { stop = true; });
-for (let i = 0; i < workerData.connections; i++) {
-  const localAddress = '127.0.0.' + (2 + (i % 250));
-  const loop = () => {
-    if (stop) return;
-    const req = http.get({ host: '127.0.0.1', port: workerData.port, path: '/metrics', agent: false, localAddress, headers: { authorization: workerData.auth } }, (res) => {
-      byStatus[res.statusCode] = (byStatus[res.statusCode] || 0) + 1;
-      res.resume();
-      res.on('end', loop);
-    });
-    sent++;
-    req.on('error', () => setTimeout(loop, 10));
-  };
-  loop();
-}
-const report = setInterval(() => { if (stop) { clearInterval(report); parentPort.postMessage({ sent, byStatus }); } }, 20);
-`;
-
 async function withBasicAuth(password: string, web: object = {}): Promise<{ url: string; stop: () => Promise<void> }> {
   const node = await hostileNode();
   defer(node.close);
@@ -219,8 +191,9 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     defer(async () => agent.destroy());
     const good = { authorization: basic('prometheus', 'right-password') };
     expect((await timedGet(agent, `${e.url}/metrics`, good)).status).toBe(200); // verified once, cached
-    const attackers = new Worker(ATTACKER, { eval: true, workerData: { connections: 250, port: Number(new URL(e.url).port), auth: basic('prometheus', 'wrong') } });
-    defer(() => attackers.terminate().then(() => {}));
+    // 250 connections from 250 loopback source addresses, a fresh connection per request.
+    const attackers = startFlood({ connections: 250, port: Number(new URL(e.url).port), path: '/metrics', headers: { authorization: basic('prometheus', 'wrong') }, spreadSources: true });
+    defer(attackers.terminate);
     await new Promise((r) => setTimeout(r, 500)); // the attack is under way
     const scrapes: number[] = [];
     const health: number[] = [];
@@ -233,9 +206,7 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
       expect(h.status).toBe(200);
       health.push(h.ms);
     }
-    const report = new Promise<{ sent: number; byStatus: Record<string, number> }>((r) => attackers.once('message', r));
-    attackers.postMessage('stop');
-    const attack = await report;
+    const attack = await attackers.stop();
     console.log(`item 1: ${scrapes.length} scrapes p99 ${percentile(scrapes, 99).toFixed(1)} ms, /healthz p99 ${percentile(health, 99).toFixed(1)} ms; attackers sent ${attack.sent}: ${JSON.stringify(attack.byStatus)}`);
     expect(percentile(scrapes, 99)).toBeLessThan(100);
     expect(percentile(health, 99)).toBeLessThan(50);
