@@ -11,6 +11,7 @@ import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
 import { checkProbeUrl, parseAllowRule, type AllowRule } from '../upstream/allow.js';
 import { linkedSignal } from '../upstream/deadline.js';
+import { sleep } from '../upstream/pace.js';
 import type { Logger } from '../logger.js';
 
 export interface ProbeResult {
@@ -26,6 +27,8 @@ const TEXT = 'text/plain; charset=utf-8';
 const MAX_URL_TARGETS = 64;
 /** A failure of URL targets (collector and code) is logged once per this window, not once per target. */
 const LOG_WINDOW_MS = 60_000;
+/** How long a refused probe waits before its answer. */
+const REFUSAL_DELAY_MS = 1000;
 /** Names echoed back in a refusal: a few, each cut short. */
 const ECHO_NAMES = 8;
 const ECHO_CHARS = 64;
@@ -89,15 +92,21 @@ export class Prober {
   }
 
   async probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
+    let out: ProbeResult;
     if (this.active >= this.config.probe.max_concurrent) {
-      return { status: 503, contentType: TEXT, headers: { 'retry-after': '1' }, body: 'too many probes in progress; try again\n' };
+      out = { status: 503, contentType: TEXT, headers: { 'retry-after': '1' }, body: 'too many probes in progress; try again\n' };
+    } else {
+      this.active += 1;
+      try {
+        out = await this.answer(query, scrapeTimeoutSeconds);
+      } finally {
+        this.active -= 1;
+      }
     }
-    this.active += 1;
-    try {
-      return await this.answer(query, scrapeTimeoutSeconds);
-    } finally {
-      this.active -= 1;
-    }
+    // A refusal is sent after its first second of Retry-After, holding no slot: a client looping on
+    // refusals cannot turn them into a flood that starves /healthz and scrapes of the CPU.
+    if (out.status === 429 || out.status === 503) await sleep(REFUSAL_DELAY_MS);
+    return out;
   }
 
   private async answer(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {

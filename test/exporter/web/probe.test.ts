@@ -13,7 +13,7 @@ const STATS_ONLY = { statistics: { interval: '1m' }, markets: { enabled: false }
 const probe = (base: string, target: string, extra = ''): Promise<Response> => fetch(`${base}/probe?target=${encodeURIComponent(target)}${extra}`);
 
 describe('/probe bounds', () => {
-  it('beyond probe.max_concurrent probes in progress: 503 with Retry-After at once; those in progress still answer', async () => {
+  it('beyond probe.max_concurrent probes in progress: 503 with Retry-After (sent a second later, holding no slot); those in progress still answer', async () => {
     let release = (): void => {};
     const gate = new Promise<void>((r) => (release = r));
     let holding = false;
