@@ -32,13 +32,13 @@ export class UpstreamHttpError extends ExporterError {
     readonly endpoint: string,
     /** gRPC status code from the body, when the body was the node's error shape. */
     readonly grpcCode: number | undefined,
-    /** vega.ErrorDetail code and text, when present. */
+    /** vega.ErrorDetail code and text, when present; the text is never put in the message. */
     readonly detailCode: number | undefined,
     readonly detailText: string | undefined,
     readonly retryAfterSeconds: number | undefined,
   ) {
-    const what = detailText ?? '';
-    super(status === 429 || status === 403 ? 'UPSTREAM_RATE_LIMITED' : 'UPSTREAM_HTTP', `${endpoint}: HTTP ${status}${grpcCode !== undefined ? ` (gRPC ${grpcCode})` : ''}${what ? `: ${what}` : ''}`);
+    // Numbers only: a node's text may echo what it was sent, configured API-key headers included.
+    super(status === 429 || status === 403 ? 'UPSTREAM_RATE_LIMITED' : 'UPSTREAM_HTTP', `${endpoint}: HTTP ${status}${grpcCode !== undefined ? ` (gRPC ${grpcCode})` : ''}${detailCode !== undefined ? ` (detail ${detailCode})` : ''}`);
   }
 }
 

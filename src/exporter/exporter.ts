@@ -76,12 +76,12 @@ export class Exporter {
   }
 
   /**
-   * Collectors that have not completed a poll yet (empty when ready). Networks not known yet (no
+   * Collectors whose first poll has neither ended nor run a few seconds (empty when ready). Networks not known yet (no
    * target has answered) do not hold readiness back unless `strict`: an exporter whose node is
-   * down must still be scraped, to report it down.
+   * down must still be scraped, to report it down. `strict` also waits for every first poll to end.
    */
   pending(strict = false): string[] {
-    const out = this.runners.filter((r) => r.state.runs === 0).map((r) => `${r.scopeValue}/${r.collector.name}`);
+    const out = this.runners.filter((r) => (strict ? r.state.runs === 0 : !r.attempted())).map((r) => `${r.scopeValue}/${r.collector.name}`);
     if (strict && this.fleet.wantsNetworks && this.networks.size === 0) out.push('network-scoped collectors (no network known yet)');
     if (this.targets.size === 0) out.push('targets (none configured or discovered)');
     return out;

@@ -9,7 +9,6 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { Exporter } from '../../src/exporter/exporter.js';
 import { createLogger } from '../../src/exporter/logger.js';
@@ -19,6 +18,7 @@ import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';
 import { waitFor } from '../helpers/exporter.js';
+import { startFlood } from '../helpers/flood.js';
 
 const { defer, exporter } = lifecycle();
 const STATS_ONLY = { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } };
@@ -74,6 +74,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
       `https://127.0.0.1:${other.port}/`,
       `http://127.0.0.1:abc`,
       `http://127.0.0.1:${other.port}/?x=1`,
+      `http://127.0.0.1:${other.port}/only/..%2Fsecret/`, // out of the allowed prefix once decoded (issue 34)
       'http://[::1',
       'file:///etc/passwd',
     ];
@@ -94,7 +95,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
   it('rotating distinct allowed URLs of one node is paced per host and port, shared with the polls', async () => {
     const node = await hostileNode();
     defer(node.close);
-    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
+    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { max_concurrent: 40, allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
     await new Promise((r) => setTimeout(r, 1_200)); // the first poll's tokens come back
     const before = node.total();
     const t0 = Date.now();
@@ -170,34 +171,6 @@ function timedGet(agent: http.Agent, url: string, headers: Record<string, string
   });
 }
 
-/**
- * The attackers, in a thread of their own (their work must not queue on the exporter's thread):
- * `connections` loops, each a fresh connection per request from its own loopback source address
- * (127.0.0.2 …), sending a wrong password to 127.0.0.1 until told to stop.
- */
-const ATTACKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const http = require('node:http');
-let stop = false, sent = 0;
-const byStatus = {};
-parentPort.on('message', () => { stop = true; });
-for (let i = 0; i < workerData.connections; i++) {
-  const localAddress = '127.0.0.' + (2 + (i % 250));
-  const loop = () => {
-    if (stop) return;
-    const req = http.get({ host: '127.0.0.1', port: workerData.port, path: '/metrics', agent: false, localAddress, headers: { authorization: workerData.auth } }, (res) => {
-      byStatus[res.statusCode] = (byStatus[res.statusCode] || 0) + 1;
-      res.resume();
-      res.on('end', loop);
-    });
-    sent++;
-    req.on('error', () => setTimeout(loop, 10));
-  };
-  loop();
-}
-const report = setInterval(() => { if (stop) { clearInterval(report); parentPort.postMessage({ sent, byStatus }); } }, 20);
-`;
-
 async function withBasicAuth(password: string, web: object = {}): Promise<{ url: string; stop: () => Promise<void> }> {
   const node = await hostileNode();
   defer(node.close);
@@ -218,8 +191,9 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     defer(async () => agent.destroy());
     const good = { authorization: basic('prometheus', 'right-password') };
     expect((await timedGet(agent, `${e.url}/metrics`, good)).status).toBe(200); // verified once, cached
-    const attackers = new Worker(ATTACKER, { eval: true, workerData: { connections: 250, port: Number(new URL(e.url).port), auth: basic('prometheus', 'wrong') } });
-    defer(() => attackers.terminate().then(() => {}));
+    // 250 connections from 250 loopback source addresses, a fresh connection per request.
+    const attackers = startFlood({ connections: 250, port: Number(new URL(e.url).port), path: '/metrics', headers: { authorization: basic('prometheus', 'wrong') }, spreadSources: true });
+    defer(attackers.terminate);
     await new Promise((r) => setTimeout(r, 500)); // the attack is under way
     const scrapes: number[] = [];
     const health: number[] = [];
@@ -232,9 +206,7 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
       expect(h.status).toBe(200);
       health.push(h.ms);
     }
-    const report = new Promise<{ sent: number; byStatus: Record<string, number> }>((r) => attackers.once('message', r));
-    attackers.postMessage('stop');
-    const attack = await report;
+    const attack = await attackers.stop();
     console.log(`item 1: ${scrapes.length} scrapes p99 ${percentile(scrapes, 99).toFixed(1)} ms, /healthz p99 ${percentile(health, 99).toFixed(1)} ms; attackers sent ${attack.sent}: ${JSON.stringify(attack.byStatus)}`);
     expect(percentile(scrapes, 99)).toBeLessThan(100);
     expect(percentile(health, 99)).toBeLessThan(50);
@@ -253,6 +225,15 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     expect(replies[11]!.ms).toBeLessThan(20); // no bcrypt
     // The right password from an address over the limit is refused too (no guessing through it)...
     expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(429);
+  });
+
+  it("another user's wrong passwords from Prometheus's own address do not lock out the right one (issue 34, item 4)", async () => {
+    const e = await withBasicAuth('right-password');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    defer(async () => agent.destroy());
+    for (let i = 0; i < 11; i++) await timedGet(agent, `${e.url}/metrics`, { authorization: basic('sidecar', `wrong${i}`) });
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('sidecar', 'wrong') })).status).toBe(429);
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(200);
   });
 });
 

@@ -140,10 +140,14 @@ describe('web-config errors stop startup, naming the field, without quoting secr
     ['mutual TLS without a CA', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAndVerifyClientCert\n', /tls_server_config\.client_ca_file: client_ca_file is required/],
     ['an unknown TLS version', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS99\n', /tls_server_config\.min_version/],
     ['an unknown key', 'basic_auth_user: {}\n', /basic_auth_user/],
+    // bcrypt costs outside 4-31 (issue 34, item 7): 99 was accepted before, and then never matched.
+    ['a bcrypt cost above 31', `basic_auth_users:\n  prometheus: $2b$99$${'a'.repeat(53)}\n`, /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/],
+    ['a bcrypt cost below 4', `basic_auth_users:\n  prometheus: $2b$03$${'a'.repeat(53)}\n`, /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/],
+    ['a web-config file that is a device', '', /web\.config\.file: cannot read \/dev\/zero: not a regular file/],
   ];
   it.each(cases)('%s', async (_n, text, message) => {
-    const file = join(certs.dir, `bad-${Math.random().toString(36).slice(2)}.yml`);
-    writeFileSync(file, text);
+    const file = text === '' ? '/dev/zero' : join(certs.dir, `bad-${Math.random().toString(36).slice(2)}.yml`);
+    if (text !== '') writeFileSync(file, text);
     let stderr = '';
     const { vi } = await import('vitest');
     const spy = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => {

@@ -2,7 +2,7 @@
  * Configuration from a YAML file, environment variables and flags (flags win), validated once by
  * the schema. Every problem becomes a ConfigError that names the field and what was expected.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ExporterError } from '../errors.js';
@@ -110,10 +110,30 @@ const YAML_REASONS: Record<string, string> = {
   BLOCK_AS_IMPLICIT_KEY: 'a nested block is used as a key (is a colon or dash misplaced?)',
 };
 
+/** The largest configuration, web-config or TLS file read: hand-written files are far smaller. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A file's bytes, only when it is a regular file within MAX_FILE_BYTES: a FIFO would block start-up
+ * (and SIGTERM with it) and a device such as /dev/zero never ends. Opened non-blocking, so that
+ * opening a FIFO cannot block either. Errors carry a `code` an operator can read.
+ */
+export function readRegularFile(path: string): Buffer {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+    if (st.size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB` });
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readFile(path: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFile(path).toString('utf8');
   } catch (err) {
     throw new ConfigError(`config.file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

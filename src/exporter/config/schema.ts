@@ -29,7 +29,8 @@ export const targetSchema = z.strictObject({
   name: targetName,
   url: httpUrl,
   /** Extra request headers (an API key for a gateway, say). Values are never logged. */
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string()).default({}),
+  // A value undici refuses (CR, LF, NUL, other controls) would fail requests, or leave one hanging.
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: 'expected a header value without CR, LF, NUL or other control characters' })).default({}),
   /** Put the target in a named network (default: grouped by the chain id it reports). */
   network: targetName.optional(),
 });
@@ -59,7 +60,7 @@ const webSchema = z
         max_concurrent_checks: z.number().int().min(1).max(16).default(2),
         /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
         max_queued_checks: z.number().int().min(0).max(10_000).default(32),
-        /** Failed logins per client address and window; then 429 with Retry-After, without bcrypt. */
+        /** Failed logins per client address and user name, and window; then 429 with Retry-After, without bcrypt. */
         max_failures_per_client: z.number().int().min(1).default(10),
         failure_window: duration.prefault('1m'),
       })
@@ -107,6 +108,10 @@ const probeSchema = z
     max_age: duration.prefault('10s'),
     /** Upper bound on a probe's own deadline (Prometheus's scrape timeout header may shorten it). */
     timeout: duration.prefault('10s'),
+    /** Probes answered at once; more are answered 503 with Retry-After. */
+    max_concurrent: z.number().int().min(1).default(32),
+    /** New allowed-URL targets per minute (each costs a connection pool and runners); more are answered 429. */
+    new_url_targets_per_minute: z.number().int().min(1).default(60),
     /**
      * URLs that /probe?target=<url> may reach besides the configured targets: scheme, host, port
      * (`:*` or a bare `:` for any) and path prefix are compared after parsing; user-info is refused.

@@ -69,6 +69,17 @@ export interface RunnerOptions {
   firstPolls?: Limiter | undefined;
 }
 
+interface Asked {
+  result?: CollectResult;
+  answeredBy?: string;
+  error: unknown;
+}
+
+/** How long after its deadline a poll whose abort went unheard is abandoned. */
+const WATCHDOG_GRACE_MS = 1000;
+/** How long readiness waits for a runner's first poll: a silent node must not hold it back a whole deadline. */
+const READY_AFTER_MS = 5000;
+
 export class CollectorRunner {
   readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map(), limited: false };
   readonly scopeValue: string;
@@ -85,6 +96,8 @@ export class CollectorRunner {
   private readonly log: Logger;
   /** (field, reason) pairs already logged: a bad field is logged once, not once per poll. */
   private readonly loggedSkips = new Set<string>();
+  /** When the first poll began. */
+  private firstStartedMs: number | undefined;
 
   constructor(private readonly o: RunnerOptions) {
     this.scopeValue = o.scopeValue;
@@ -142,6 +155,11 @@ export class CollectorRunner {
     }
   }
 
+  /** The first poll has ended, or has run for READY_AFTER_MS: enough for /readyz, whatever its result. */
+  attempted(now = Date.now()): boolean {
+    return this.state.runs > 0 || (this.firstStartedMs !== undefined && now - this.firstStartedMs >= READY_AFTER_MS);
+  }
+
   /** Poll now (joining a poll already in flight); `signal` can shorten the deadline (probes). */
   runOnce(signal?: AbortSignal): Promise<void> {
     if (this.inFlight) return this.inFlight;
@@ -153,19 +171,28 @@ export class CollectorRunner {
 
   private async poll(extra?: AbortSignal): Promise<void> {
     if (this.abort.signal.aborted) return;
+    this.firstStartedMs ??= Date.now();
     const started = performance.now();
     const linked = linkedSignal([this.abort.signal, extra], this.settings.timeoutMs);
+    // The deadline works through the abort signal; should a layer below ignore it, the watchdog
+    // abandons the poll shortly after, so that every poll ends and is reported failed.
+    let watchdog: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<Asked>((resolve) => {
+      watchdog = setTimeout(() => resolve({ error: new ExporterError('POLL_TIMEOUT', `poll still running ${WATCHDOG_GRACE_MS} ms after its deadline; abandoned`) }), this.settings.timeoutMs + WATCHDOG_GRACE_MS);
+      watchdog.unref();
+    });
     try {
-      const { result, answeredBy, error } = await this.ask(linked.signal);
+      const { result, answeredBy, error } = await Promise.race([this.ask(linked.signal), abandoned]);
       if (this.abort.signal.aborted) return;
       this.apply(result, answeredBy, error, (performance.now() - started) / 1000);
     } finally {
+      clearTimeout(watchdog);
       linked.dispose();
     }
   }
 
   /** Ask the candidates in order until one answers. */
-  private async ask(signal: AbortSignal): Promise<{ result?: CollectResult; answeredBy?: string; error: unknown }> {
+  private async ask(signal: AbortSignal): Promise<Asked> {
     let error: unknown = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
     for (const cand of this.o.candidates()) {
       try {

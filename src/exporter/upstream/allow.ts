@@ -38,12 +38,36 @@ export function checkProbeUrl(target: string, rules: readonly AllowRule[]): { ur
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return { status: 400, reason: 'target URL must be http or https' };
   if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(target)) return { status: 400, reason: 'target URL must not carry user-info' };
   if (u.search !== '' || u.hash !== '') return { status: 400, reason: 'target URL must not carry a query or fragment' };
+  const path = decodedPath(u.pathname);
+  if (path === undefined) return { status: 400, reason: "target URL path must not encode '/', '\\', '.' or '..' segments" };
   const ok = rules.some((r) => {
     if (r.protocol !== u.protocol || r.hostname !== u.hostname) return false;
     if (r.port !== '*' && r.port !== u.port) return false;
-    if (r.path === '/' || u.pathname === r.path) return true;
-    const prefix = r.path.endsWith('/') ? r.path : `${r.path}/`;
-    return u.pathname.startsWith(prefix);
+    const allowed = decodedPath(r.path);
+    if (allowed === undefined) return false;
+    if (allowed === '/' || path === allowed) return true;
+    const prefix = allowed.endsWith('/') ? allowed : `${allowed}/`;
+    return path.startsWith(prefix);
   });
   return ok ? { url: u } : { status: 400, reason: 'target URL is not in probe.allowed_urls' };
+}
+
+/**
+ * A path with each segment decoded, so that prefixes are compared on what a server will see; none
+ * when a segment decodes to a separator or a dot segment (`..%2F` would climb out of a prefix once
+ * the node or a proxy in front of it decodes it), or does not decode at all.
+ */
+function decodedPath(pathname: string): string | undefined {
+  const out: string[] = [];
+  for (const seg of pathname.split('/')) {
+    let d: string;
+    try {
+      d = decodeURIComponent(seg);
+    } catch {
+      return undefined;
+    }
+    if (d !== seg && (/[/\\]/.test(d) || d === '.' || d === '..')) return undefined;
+    out.push(d);
+  }
+  return out.join('/');
 }

@@ -5,14 +5,13 @@
  * /readyz, for Kubernetes probes). Passwords and key material never reach logs or errors.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, readRegularFile } from '../config/load.js';
 import { BcryptPool, DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult } from './bcrypt-pool.js';
 
 export { DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult };
@@ -43,7 +42,10 @@ export const webConfigSchema = z.strictObject({
   http_server_config: z
     .strictObject({ http2: z.boolean().optional(), headers: z.record(z.string(), z.string()).default({}) })
     .optional(),
-  basic_auth_users: z.record(z.string().min(1), z.string().regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' })).default({}),
+  basic_auth_users: z.record(z.string().min(1), z.string().regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' }).refine((h) => {
+    const cost = Number(h.slice(4, 6));
+    return cost >= 4 && cost <= 31;
+  }, { error: 'expected a bcrypt cost from 04 to 31' })).default({}),
   unauthenticated_paths: z.array(z.string().startsWith('/')).default(['/healthz', '/readyz']),
 });
 
@@ -53,7 +55,7 @@ export type WebConfig = z.output<typeof webConfigSchema>;
 export function loadWebConfig(path: string): { config: WebConfig; tls: Https.ServerOptions | undefined } {
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
+    doc = parseYaml(readRegularFile(path).toString('utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError(`web.config.file: ${code ? `cannot read ${path}: ${code}` : `${path} is not valid YAML`}`);
@@ -67,7 +69,7 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   if (!t) return { config, tls: undefined };
   const file = (field: string, p: string): Buffer => {
     try {
-      return readFileSync(p);
+      return readRegularFile(p);
     } catch (err) {
       throw new ConfigError(`web.config.file: tls_server_config.${field}: cannot read ${p}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
@@ -95,9 +97,11 @@ const DUMMY_HASH = '$2b$10$AKSkZtriJDuKSTFWbqfmyO/xTIgWHkOwhBCw8pFXQVokYa7zQHQqK
 
 /**
  * Basic-auth checks: a bcrypt verification costs tens of milliseconds, so a successful one is
- * remembered (keyed by a SHA-256 of the credentials, never the password itself) for a few minutes
- * and checked first; failures are counted per client address and refused without bcrypt once over
- * the limit; the verifications themselves run in a small bounded pool of worker threads.
+ * remembered (keyed by a SHA-256 of the credentials, never the password itself) for as long as it
+ * keeps being used, and checked first, before any limit or queue; failures are counted per client
+ * address and user name (an address Prometheus shares cannot lock its user out by failing another
+ * password) and refused without bcrypt once over the limit; the verifications themselves run in a
+ * small bounded pool of worker threads.
  */
 export class BasicAuth {
   private readonly users: Map<Buffer, string>;
@@ -116,8 +120,12 @@ export class BasicAuth {
     return this.users.size > 0;
   }
 
-  /** Seconds until `client` may try again, when it has used up its failures. */
-  retryAfter(client: string): number | undefined {
+  /** Seconds until `client` may try again as the user of `header`, when it has used up its failures. */
+  retryAfter(client: string, header?: string): number | undefined {
+    return this.retryAfterKey(failureKey(client, credentials(header).user));
+  }
+
+  private retryAfterKey(client: string): number | undefined {
     const f = this.failures.get(client);
     if (!f) return undefined;
     const now = Date.now();
@@ -142,18 +150,20 @@ export class BasicAuth {
     f.count += 1;
   }
 
-  async check(header: string | undefined, client = '', gone: () => boolean = () => false): Promise<CheckResult> {
-    const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
-    const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
-    const colon = decoded.indexOf(':');
-    const user = colon < 0 ? '' : decoded.slice(0, colon);
-    const pass = colon < 0 ? '' : decoded.slice(colon + 1);
-    // A cached success is one hash and one lookup, whatever else is going on.
+  async check(header: string | undefined, address = '', gone: () => boolean = () => false): Promise<CheckResult> {
+    const { user, pass, valid } = credentials(header);
+    // A cached success is one hash and one lookup, whatever else is going on; each use extends it,
+    // so a scraping Prometheus never has to win a place in the bcrypt queue again.
     const key = createHash('sha256').update(user).update('\u0000').update(pass).digest('hex');
     const until = this.ok.get(key);
-    if (colon >= 0 && until !== undefined && until > Date.now()) return 'ok';
-    if (this.retryAfter(client) !== undefined) return 'limited';
-    if (colon < 0) {
+    const now = Date.now();
+    if (valid && until !== undefined && until > now) {
+      this.ok.set(key, now + BasicAuth.TTL_MS);
+      return 'ok';
+    }
+    const client = failureKey(address, user);
+    if (this.retryAfterKey(client) !== undefined) return 'limited';
+    if (!valid) {
       this.fail(client);
       return 'denied';
     }
@@ -178,6 +188,16 @@ export class BasicAuth {
     return this.pool.close();
   }
 }
+
+function credentials(header: string | undefined): { user: string; pass: string; valid: boolean } {
+  const m = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
+  const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? { user: '', pass: '', valid: false } : { user: decoded.slice(0, colon), pass: decoded.slice(colon + 1), valid: true };
+}
+
+/** Failures are counted per address and user name. */
+const failureKey = (address: string, user: string): string => `${address}\u0000${user}`;
 
 /** Wrap a request listener with client-certificate checks, basic auth and extra headers. */
 export function protect(handler: Http.RequestListener, web: WebConfig | undefined, limits: AuthLimits = DEFAULT_AUTH_LIMITS): Http.RequestListener & { close: () => Promise<void> } {
@@ -205,8 +225,8 @@ export function protect(handler: Http.RequestListener, web: WebConfig | undefine
         if (r === 'ok') return handler(req, res);
         if (r === 'gone' || res.destroyed) return;
         if (r === 'limited' || r === 'busy') {
-          const wait = r === 'limited' ? (auth.retryAfter(client) ?? 1) : 1;
-          res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(wait) }).end(r === 'limited' ? 'too many failed logins from this address\n' : 'too many logins being checked; try again\n');
+          const wait = r === 'limited' ? (auth.retryAfter(client, req.headers.authorization) ?? 1) : 1;
+          res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(wait) }).end(r === 'limited' ? 'too many failed logins for this user from this address\n' : 'too many logins being checked; try again\n');
           return;
         }
         res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="datanode-exporter"' }).end('unauthorized\n');

@@ -11,7 +11,7 @@ export interface AuthLimits {
   maxConcurrentChecks: number;
   /** Checks waiting for a free worker; beyond this a request is answered 429 without bcrypt. */
   maxQueuedChecks: number;
-  /** Failed checks one client address may make per window; then 429 with Retry-After, without bcrypt. */
+  /** Failed checks one client address may make per user name and window; then 429 with Retry-After, without bcrypt. */
   maxFailuresPerClient: number;
   failureWindowMs: number;
 }

@@ -10,35 +10,59 @@ import { SeriesStore } from '../exposition/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
 import { checkProbeUrl, parseAllowRule, type AllowRule } from '../upstream/allow.js';
+import { linkedSignal } from '../upstream/deadline.js';
+import { sleep } from '../upstream/pace.js';
+import type { Logger } from '../logger.js';
 
 export interface ProbeResult {
   status: number;
   body: string;
   contentType: string;
+  headers?: Record<string, string>;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
 
 /** How many allowed-URL targets are kept warm; the oldest is dropped beyond this. */
 const MAX_URL_TARGETS = 64;
+/** A failure of URL targets (collector and code) is logged once per this window, not once per target. */
+const LOG_WINDOW_MS = 60_000;
+/** How long a refused probe waits before its answer. */
+const REFUSAL_DELAY_MS = 1000;
+/** Names echoed back in a refusal: a few, each cut short. */
+const ECHO_NAMES = 8;
+const ECHO_CHARS = 64;
+
+/** A refusal echoes what the client sent quoted (JSON escapes newlines) and cut short. */
+const quoted = (s: string, max = ECHO_CHARS): string => JSON.stringify(s.slice(0, max));
 
 export class Prober {
   /** Probe targets given as allowed URLs: polled on demand only, kept apart from /metrics. */
   private readonly urlTargets = new Map<string, { rt: TargetRuntime; store: SeriesStore }>();
+  /** Probes being answered now (probe.max_concurrent). */
+  private active = 0;
+  /** New URL targets made in the current minute (probe.new_url_targets_per_minute). */
+  private made = { windowStart: 0, count: 0 };
+  /** When each (collector, code) failure of a URL target was last logged. */
+  private readonly logged = new Map<string, number>();
+  /** URL targets' own runners stay quiet: the prober logs their failures, once per window. */
+  private readonly quietLog: Logger;
 
   constructor(
     private readonly ctx: RuntimeContext,
     /** The families a probe may render, in exposition order. */
     private readonly catalogue: readonly MetricDef[],
     private readonly configured: (name: string) => TargetRuntime | undefined,
-  ) {}
+  ) {
+    this.quietLog = ctx.log.child({ probe: true }, { level: 'silent' });
+  }
 
   private get config(): Config {
     return this.ctx.config;
   }
 
   /** A configured target, or a runtime of its own for an allowed URL; the refusal otherwise. */
-  private resolve(target: string): { rt: TargetRuntime; store: SeriesStore } | { status: number; reason: string } {
+  private resolve(target: string): { rt: TargetRuntime; store: SeriesStore } | { status: number; reason: string; retryAfter?: number } {
     const rt = this.configured(target);
     if (rt) return { rt, store: this.ctx.store };
     if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) return { status: 400, reason: 'not a configured target' };
@@ -47,9 +71,16 @@ export class Prober {
     const key = checked.url.href;
     let entry = this.urlTargets.get(key);
     if (!entry) {
+      // Each new URL costs a runtime (a connection pool, runners): their rate is bounded too.
+      const now = Date.now();
+      if (now - this.made.windowStart >= 60_000) this.made = { windowStart: now, count: 0 };
+      if (this.made.count >= this.config.probe.new_url_targets_per_minute) {
+        return { status: 429, reason: 'too many new probe URL targets this minute', retryAfter: Math.max(1, Math.ceil((this.made.windowStart + 60_000 - now) / 1000)) };
+      }
+      this.made.count += 1;
       const store = new SeriesStore();
       const name = key.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
-      entry = { rt: new TargetRuntime({ name, url: key, headers: {} }, { ...this.ctx, store }, () => {}), store };
+      entry = { rt: new TargetRuntime({ name, url: key, headers: {} }, { ...this.ctx, store, log: this.quietLog }, () => {}), store };
       this.urlTargets.set(key, entry);
       if (this.urlTargets.size > MAX_URL_TARGETS) {
         const [oldest, old] = this.urlTargets.entries().next().value as [string, { rt: TargetRuntime }];
@@ -61,25 +92,60 @@ export class Prober {
   }
 
   async probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
+    let out: ProbeResult;
+    if (this.active >= this.config.probe.max_concurrent) {
+      out = { status: 503, contentType: TEXT, headers: { 'retry-after': '1' }, body: 'too many probes in progress; try again\n' };
+    } else {
+      this.active += 1;
+      try {
+        out = await this.answer(query, scrapeTimeoutSeconds);
+      } finally {
+        this.active -= 1;
+      }
+    }
+    // A refusal is sent after its first second of Retry-After, holding no slot: a client looping on
+    // refusals cannot turn them into a flood that starves /healthz and scrapes of the CPU.
+    if (out.status === 429 || out.status === 503) await sleep(REFUSAL_DELAY_MS);
+    return out;
+  }
+
+  private async answer(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
     const started = performance.now();
     const target = query.get('target') ?? '';
     const found = this.resolve(target);
-    // One line of text, the target quoted (JSON escapes newlines) and cut short.
-    if ('reason' in found) return { status: found.status, contentType: TEXT, body: `unknown target ${JSON.stringify(target.slice(0, 200))}: ${found.reason}\n` };
+    // One line of text, the target quoted and cut short.
+    if ('reason' in found) {
+      return { status: found.status, contentType: TEXT, ...(found.retryAfter !== undefined ? { headers: { 'retry-after': String(found.retryAfter) } } : {}), body: `unknown target ${quoted(target, 200)}: ${found.reason}\n` };
+    }
     const { rt, store } = found;
     const wanted = (query.get('collectors') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
-    if (unknown.length > 0) return { status: 400, contentType: TEXT, body: `unknown or disabled collectors: ${unknown.join(', ')} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
+    if (unknown.length > 0) {
+      const echoed = unknown.slice(0, ECHO_NAMES).map((u) => quoted(u)).join(', ') + (unknown.length > ECHO_NAMES ? ', …' : '');
+      return { status: 400, contentType: TEXT, body: `unknown or disabled collectors: ${echoed} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
+    }
     const runners = wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
     // Leave half a second of Prometheus's deadline for rendering and the network.
     const budget = Math.min(this.config.probe.timeout, scrapeTimeoutSeconds !== undefined ? Math.max(0.1, scrapeTimeoutSeconds - 0.5) * 1000 : Infinity);
-    const signal = AbortSignal.timeout(Math.max(100, budget));
+    // The deadline's timer and listener are released when the probe ends, not when the timer fires.
+    const deadline = linkedSignal([], Math.max(100, budget), 'probe');
+    let onExpired = (): void => {};
     const now = Date.now();
     // A poll already in flight is joined, but the probe never waits past its own deadline.
-    const expired = new Promise<'late'>((resolve) => signal.addEventListener('abort', () => resolve('late'), { once: true }));
+    const expired = new Promise<'late'>((resolve) => {
+      onExpired = () => resolve('late');
+      deadline.signal.addEventListener('abort', onExpired, { once: true });
+    });
     const stale = (s: (typeof runners)[number]['state']): boolean => s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
-    const waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
+    let waited: ('done' | 'late' | 'fresh')[];
+    try {
+      waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
+    } finally {
+      deadline.signal.removeEventListener('abort', onExpired);
+      deadline.dispose();
+    }
     const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
+    if (!success && store !== this.ctx.store) this.logFailures(rt, runners);
     const names = new Set(runners.map((r) => r.collector.name));
     const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
     const own = toSeries([
@@ -89,6 +155,19 @@ export class Prober {
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
     const body = await new FamilyRegistry('text', this.catalogue, source).render();
     return { status: 200, contentType: CONTENT_TYPES.text, body };
+  }
+
+  /** One line per distinct failure (collector and code) of URL targets per window, however many URLs fail. */
+  private logFailures(rt: TargetRuntime, runners: TargetRuntime['runners']): void {
+    const now = Date.now();
+    for (const r of runners) {
+      if (r.state.success !== false) continue;
+      const code = r.state.lastErrorCode ?? 'UNEXPECTED';
+      const key = `${r.collector.name}\u0000${code}`;
+      if ((this.logged.get(key) ?? -Infinity) > now - LOG_WINDOW_MS) continue;
+      this.logged.set(key, now);
+      this.ctx.log.warn({ code, collector: r.collector.name, target: rt.cfg.name }, 'probe of a URL target failing (logged once a minute per collector and code)');
+    }
   }
 
   async stop(): Promise<void> {

@@ -17,7 +17,7 @@ export interface ServerDeps {
   status: () => RunnerStatus[];
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
-  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string; contentType: string }>;
+  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string; contentType: string; headers?: Record<string, string> }>;
   reload: () => Promise<void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
@@ -53,7 +53,7 @@ export function createApp(deps: ServerDeps): express.Express {
     const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
-    res.status(out.status).set('content-type', out.contentType).send(out.body);
+    res.status(out.status).set({ ...out.headers, 'content-type': out.contentType }).send(out.body);
   });
 
   app.post('/-/reload', async (_req, res) => {

@@ -1,5 +1,5 @@
 /** Configuration: precedence, validation messages that name the field, and exit code 2. */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,27 @@ describe('config errors exit 2 and name the field', () => {
     ['a negative market limit', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {markets: {max_markets: -1}}\n', /collectors\.markets\.max_markets/],
     ['a boolean that is a string', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {enabled: "yes"}}\n', /collectors\.statistics\.enabled/],
   ];
+  it('a config file that is a FIFO, a device or too large: a clear error at once, no hang, no crash (issue 34, item 7)', async () => {
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const big = yamlFile(`# ${'x'.repeat(5 * 1024 * 1024)}\n`);
+    for (const [path, why] of [[fifo, 'not a regular file'], ['/dev/zero', 'not a regular file'], [big, 'larger than 4 MiB']] as const) {
+      const r = await run(['--config.file', path]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`config.file: cannot read ${path}: ${why}`);
+    }
+  });
+
+  it('a header value with CR, LF or NUL: the field named, the value not echoed (issue 34, item 6)', async () => {
+    for (const bad of ['secret-key\\r\\nX-Injected: 1', 'secret-key\\n', 'secret-key\\0']) {
+      const r = await run(['--config.file', yamlFile(`targets: [{name: a, url: "http://h:1", headers: {X-Api-Key: "${bad}"}}]\n`)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/targets\.0\.headers\.X-Api-Key .*expected a header value without CR, LF, NUL/);
+      expect(r.stderr).not.toContain('secret-key');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it.each(files)('config file: %s', async (_name, text, message) => {
     const r = await run(['--config.file', yamlFile(text)]);
     expect(r.code).toBe(2);

@@ -80,6 +80,43 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
 const hang: Collect = (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
 
 describe('CollectorRunner.runOnce', () => {
+  it('counts as attempted for readiness once its first poll has run 5 s, before the deadline (issue 34, item 7)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const h = harness({ settings: { timeoutMs: 48_000 } });
+    h.collect = hang;
+    expect(h.runner.attempted()).toBe(false);
+    const run = h.runner.runOnce();
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(h.runner.attempted()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(h.runner.attempted()).toBe(true);
+    expect(h.runner.state.runs).toBe(0); // still polling: no result is made up
+    await vi.advanceTimersByTimeAsync(44_000);
+    await run;
+    expect(h.runner.state).toMatchObject({ runs: 1, success: false });
+  });
+
+  it('a collect that never settles and ignores its abort signal is abandoned shortly after the deadline: failed, vega_up 0, one log line (issue 34, item 6)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const h = harness({ settings: { timeoutMs: 500 } });
+    h.collect = () => new Promise(() => {}); // deaf to the signal, as undici was with a CR/LF header
+    let ended = false;
+    const run = h.runner.runOnce().then(() => (ended = true));
+    await vi.advanceTimersByTimeAsync(500);
+    expect(h.calls[0]!.signal.aborted).toBe(true);
+    expect(ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(1000);
+    await run;
+    expect(h.runner.state).toMatchObject({ runs: 1, success: false, lastErrorCode: 'POLL_TIMEOUT' });
+    expect(h.scrape().value('vega_up', { target: 'dn1' })).toBe(0);
+    // The next poll is not stuck behind the abandoned one; its failure is not logged again.
+    const again = h.runner.runOnce();
+    await vi.advanceTimersByTimeAsync(1500);
+    await again;
+    expect(h.runner.state.runs).toBe(2);
+    expect(h.logs.parsed().filter((l) => l.msg === 'collector failing')).toHaveLength(1);
+  });
+
   it('does not overlap: a second call while a poll is in flight joins it', async () => {
     const h = harness();
     const gate = deferred<CollectResult>();

@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BasicAuth } from '../../../src/exporter/web/auth.js';
 
 const auths: BasicAuth[] = [];
@@ -41,5 +41,33 @@ describe('BasicAuth under load', () => {
     expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
     expect(performance.now() - t0).toBeLessThan(10);
     expect(await a.check(basic('nobody', 'right'), 'other')).toBe('denied');
+  });
+
+  it('a used credential stays cached (sliding expiry): 100 addresses flooding wrong passwords never hold it up, hours later', async () => {
+    const a = make({ maxFailuresPerClient: 10 });
+    vi.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      expect(await a.check(basic('prometheus', 'right'), '10.0.0.1')).toBe('ok');
+      const flood: Promise<unknown>[] = [];
+      for (let minute = 1; minute <= 120; minute++) {
+        vi.setSystemTime(1_700_000_000_000 + minute * 60_000);
+        // Every minute each of 100 addresses sends wrong passwords: the bcrypt queue stays full.
+        for (let i = 0; i < 100; i++) flood.push(a.check(basic('prometheus', `wrong${minute}`), `192.0.2.${i}`));
+        // Prometheus scrapes every minute: answered from the cache, never queued behind the flood.
+        expect(await a.check(basic('prometheus', 'right'), '10.0.0.1')).toBe('ok');
+      }
+      await Promise.all(flood);
+    } finally {
+      vi.useRealTimers();
+    }
+  }, 60_000);
+
+  it("failures count per address and user: another user's wrong passwords from Prometheus's address do not lock it out", async () => {
+    const a = make({ maxFailuresPerClient: 10 });
+    for (let i = 0; i < 10; i++) expect(await a.check(basic('sidecar', `wrong${i}`), '127.0.0.1')).toBe('denied');
+    expect(await a.check(basic('sidecar', 'wrong'), '127.0.0.1')).toBe('limited');
+    expect(await a.check(basic('prometheus', 'right'), '127.0.0.1')).toBe('ok'); // not cached before: a bcrypt check
+    expect(a.retryAfter('127.0.0.1', basic('sidecar', 'x'))).toBeGreaterThan(0);
+    expect(a.retryAfter('127.0.0.1', basic('prometheus', 'x'))).toBeUndefined();
   });
 });
