@@ -216,8 +216,7 @@ describe('SIGHUP', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('serving metrics'), 10_000);
-    const line = JSON.parse(out.split('\n').find((l) => l.includes('serving metrics'))!) as { url: string };
-    const url = line.url.replace(/\/metrics$/, '');
+    const url = / url=(\S+)\/metrics /.exec(out)![1]!;
     await waitFor(async () => (await scrape(url)).value('vega_up', { target: 'a' }) === 1, 5_000);
     writeFileSync(file, `targets: [{name: a, url: "${a.url}"}, {name: b, url: "${b.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
     child.kill('SIGHUP');

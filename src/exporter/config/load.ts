@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ExporterError } from '../errors.js';
-import { configSchema, type Config } from './schema.js';
+import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
 
 export class ConfigError extends ExporterError {
   constructor(message: string) {
@@ -30,6 +30,7 @@ interface Overrides {
   datanodeName?: string;
   listenAddress?: string;
   logLevel?: string;
+  logFormat?: string;
   shard?: string;
   webConfigFile?: string;
   enableLifecycle?: string;
@@ -41,6 +42,7 @@ const OVERRIDES = [
   { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
   { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
+  { key: 'logFormat', flag: 'log.format', env: 'DATANODE_EXPORTER_LOG_FORMAT', path: 'log.format' },
   { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
   { key: 'webConfigFile', flag: 'web.config.file', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', path: 'web.config_file' },
   { key: 'enableLifecycle', flag: 'web.enable-lifecycle', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', path: 'web.enable_lifecycle' },
@@ -52,7 +54,8 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
   { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
   { flag: 'config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_CONFIG_FILE', help: 'YAML config file (several targets, collectors, HTTP settings)', default: 'none' },
   { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where /metrics is served', default: '`127.0.0.1:19308`' },
-  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: 'trace, debug, info, warn, error', default: '`info`' },
+  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: LOG_LEVELS.join(', '), default: '`info`' },
+  { flag: 'log.format', type: 'string', arg: '<format>', env: 'DATANODE_EXPORTER_LOG_FORMAT', help: LOG_FORMATS.join(' or '), default: '`logfmt`' },
   { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
   { flag: 'web.config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)', default: 'none' },
   { flag: 'web.enable-lifecycle', type: 'boolean', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false', default: 'off' },
@@ -177,6 +180,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   };
   if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
+  if (eff.logFormat !== undefined) section('log').format = eff.logFormat;
   if (eff.shard !== undefined) raw.shard = eff.shard;
   if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
   if (eff.enableLifecycle !== undefined) section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle) ? true : /^(0|false|no|off)$/i.test(eff.enableLifecycle) ? false : eff.enableLifecycle;

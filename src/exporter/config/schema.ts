@@ -70,7 +70,17 @@ const webSchema = z
   .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, { error: 'reserved_connections must be less than max_connections', path: ['reserved_connections'] })
   .prefault({});
 
-const logSchema = z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).prefault({});
+/** The levels log.level takes; --help lists the same. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['logfmt', 'json'] as const;
+const oneOf = (values: readonly string[]): string => `expected one of: ${values.join(', ')}`;
+
+const logSchema = z
+  .strictObject({
+    level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).default('info'),
+    format: z.enum(LOG_FORMATS, { error: oneOf(LOG_FORMATS) }).default('logfmt'),
+  })
+  .prefault({});
 
 const httpSchema = z
   .strictObject({
@@ -124,7 +134,7 @@ const limitsSchema = z
     series_per_target: z.number().int().min(100).default(20_000),
     /** The same for one network's network-scoped collectors. */
     series_per_network: z.number().int().min(100).default(250_000),
-    /** The rendered /metrics body stops growing here; vega_exporter_metrics_truncated says so. */
+    /** The rendered /metrics body stops growing here; datanode_exporter_metrics_truncated says so. */
     metrics_body_bytes: z.number().int().min(65536).default(48 * 1024 * 1024),
   })
   .prefault({});

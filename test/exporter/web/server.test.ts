@@ -7,7 +7,7 @@ import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { Exposition } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { createApp, listen, type RunnerStatus, type ServerDeps } from '../../../src/exporter/web/server.js';
-import { CATALOGUE } from '../../helpers/render.js';
+import { CATALOGUE, TEST_BUILD } from '../../helpers/render.js';
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const OPENMETRICS = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
@@ -43,7 +43,7 @@ let base: { host: string; port: number };
 beforeAll(async () => {
   const store = new SeriesStore();
   store.set({ scope: 'target', id: 'dn1', source: 'statistics' }, [{ metric: M.up, values: ['dn1'], value: 1 }], 0, Infinity);
-  const expo = new Exposition(store, CATALOGUE, { version: 'test', seriesCount: () => 1 });
+  const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 1 });
   const deps: ServerDeps = {
     metrics: (format) => expo.body(format),
     status: () => fake.status,
@@ -105,7 +105,7 @@ describe('/metrics', () => {
     expect(Number(r.headers['content-length'])).toBe(r.body.length);
     expect(r.text.startsWith(`# HELP vega_up ${M.up.help}\n# TYPE vega_up gauge\nvega_up{target="dn1"} 1\n`)).toBe(true);
     expect(r.text).toMatch(/\nprocess_cpu_seconds_total [0-9.e-]+\n/);
-    expect(r.text).toContain('\nvega_exporter_build_info{version="test",nodejs_version="');
+    expect(r.text).toContain('\ndatanode_exporter_build_info{version="test",revision="r1",branch="b1",nodejs_version="v0"} 1\n');
   });
 
   it('GET gzip: one gzip member of exactly the plain text (a single-member decoder, as curl, reads it all)', async () => {
