@@ -131,7 +131,7 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   }
   // The targets this process polls: with --shard, its share only (discovered targets join later).
   const { inShard } = await import('./fleet/signals.js');
-  log.info({ url: `${exporter.url}/metrics`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
+  log.info({ url: `${exporter.url}${config.web.telemetry_path}`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
   const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

@@ -123,6 +123,8 @@ export class Exporter {
         reload: () => this.reload(),
         log: this.log,
         lifecycle: () => this.config.web.enable_lifecycle,
+        telemetryPath: this.config.web.telemetry_path,
+        about: () => ({ build: BUILD, targets: [...this.targets.values()].map((t) => ({ name: t.cfg.name, url: t.cfg.url })) }),
       },
       this.config.web,
       listenAddress,
@@ -149,6 +151,7 @@ export class Exporter {
     const rest = (c: Config): string => JSON.stringify({ ...c, ...Object.fromEntries(LIVE_SETTINGS.map((k) => [k, null])) });
     const structural = rest(next) !== rest(this.config);
     if (next.web.listen_address !== this.config.web.listen_address) this.log.warn({}, 'web.listen_address changes need a restart');
+    if (next.web.telemetry_path !== this.config.web.telemetry_path) this.log.warn({}, 'web.telemetry_path changes need a restart');
     // A reload lifts every back-off a node imposed, and applies new pacing settings.
     this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
     this.applyLimits(next);

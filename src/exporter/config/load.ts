@@ -29,6 +29,7 @@ interface Overrides {
   datanodeUrl?: string;
   datanodeName?: string;
   listenAddress?: string;
+  telemetryPath?: string;
   logLevel?: string;
   logFormat?: string;
   shard?: string;
@@ -41,6 +42,7 @@ const OVERRIDES = [
   { key: 'datanodeUrl', flag: 'datanode.url', env: 'DATANODE_EXPORTER_DATANODE_URL', path: 'targets' },
   { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
   { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
+  { key: 'telemetryPath', flag: 'web.telemetry-path', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', path: 'web.telemetry_path' },
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
   { key: 'logFormat', flag: 'log.format', env: 'DATANODE_EXPORTER_LOG_FORMAT', path: 'log.format' },
   { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
@@ -53,7 +55,8 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
   { flag: 'datanode.url', type: 'string', arg: '<url>', env: 'DATANODE_EXPORTER_DATANODE_URL', help: "the data node to watch (one target; it replaces the config file's targets)", default: 'none' },
   { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
   { flag: 'config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_CONFIG_FILE', help: 'YAML config file (several targets, collectors, HTTP settings)', default: 'none' },
-  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where /metrics is served', default: '`127.0.0.1:19308`' },
+  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where the HTTP server listens', default: '`127.0.0.1:19308`' },
+  { flag: 'web.telemetry-path', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', help: 'the path the metrics are served on', default: '`/metrics`' },
   { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: LOG_LEVELS.join(', '), default: '`info`' },
   { flag: 'log.format', type: 'string', arg: '<format>', env: 'DATANODE_EXPORTER_LOG_FORMAT', help: LOG_FORMATS.join(' or '), default: '`logfmt`' },
   { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
@@ -179,6 +182,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     return obj;
   };
   if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
+  if (eff.telemetryPath !== undefined) section('web').telemetry_path = eff.telemetryPath;
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
   if (eff.logFormat !== undefined) section('log').format = eff.logFormat;
   if (eff.shard !== undefined) raw.shard = eff.shard;

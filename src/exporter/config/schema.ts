@@ -14,6 +14,9 @@ const listenAddress = z
   .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, { error: 'expected host:port, [ipv6]:port or :port' })
   .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { error: 'port must be at most 65535' });
 
+/** The routes the telemetry path must not shadow (web/server.ts). */
+const OTHER_ROUTES = ['/', '/healthz', '/readyz', '/probe', '/-/reload'];
+
 const targetName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, { error: 'expected 1-63 characters: letters, digits, _ . : -' });
 
 const httpUrl = z.string().refine((s) => {
@@ -39,6 +42,12 @@ export const targetListSchema = z.array(targetSchema);
 const webSchema = z
   .strictObject({
     listen_address: listenAddress.default('127.0.0.1:19308'),
+    /** Where the metrics are served (--web.telemetry-path). */
+    telemetry_path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\/-]*$/, { error: 'expected a path such as /metrics' })
+      .refine((p) => !OTHER_ROUTES.includes(p), { error: `expected a path other than ${OTHER_ROUTES.join(', ')}` })
+      .default('/metrics'),
     max_connections: z.number().int().positive().default(256),
     /**
      * Of max_connections, how many are kept for clients that have sent a whole request (scrapes,
