@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { CST, LineCounter, Parser, isMap, isScalar, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
+import { z } from 'zod';
 import { ExporterError } from '../errors.js';
 import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
 
@@ -106,17 +107,49 @@ export function parseCli(argv: string[]): CliOptions {
   };
 }
 
-/** The YAML parser's error codes an operator meets most, in words. */
-const YAML_REASONS: Record<string, string> = {
-  TAB_AS_INDENT: 'a tab is used for indentation (YAML indents with spaces only)',
-  BAD_INDENT: 'the indentation does not line up with the lines above',
-  DUPLICATE_KEY: 'a key appears twice in the same mapping',
-  MISSING_CHAR: 'a closing quote or bracket is missing',
-  MULTILINE_IMPLICIT_KEY: 'a key runs over more than one line (is a colon missing?)',
-  BLOCK_AS_IMPLICIT_KEY: 'a nested block is used as a key (is a colon or dash misplaced?)',
-};
+/**
+ * The YAML parser's errors an operator meets most, in words. Matched on the parser's own wording
+ * (its codes are shared by unrelated mistakes); never its message itself, which may quote the file.
+ */
+const YAML_REASONS: [RegExp, string][] = [
+  [/^Tabs are not allowed as indentation/, 'a tab is used for indentation (YAML indents with spaces only)'],
+  [/^Missing closing ["']quote/, 'a closing quote is missing'],
+  [/^Missing , (or : )?between/, 'a comma is missing between the items of a [ ] or { } list'],
+  [/^(All (mapping|sequence) items must start at the same column|Sequence item without - indicator)/, 'the indentation does not line up with the lines above'],
+  [/^Nested mappings are not allowed in compact mappings/, 'a line is indented deeper than the key above it, which already has a value (or a value holds ": " and needs quotes)'],
+  [/^Map keys must be unique/, 'a key appears twice in the same mapping'],
+  [/^Implicit keys need to be on a single line/, 'a key runs over more than one line (is a colon missing?)'],
+  [/^A block sequence may not be used as an implicit map key/, 'a nested block is used as a key (is a colon or dash misplaced?)'],
+];
 
-function readFile(path: string): Record<string, unknown> {
+/** The first `[` or `{` of the text that is never closed, with where it opens. */
+function unclosedBracket(text: string): string | undefined {
+  const open = (tok: unknown): CST.FlowCollection | undefined => {
+    if (typeof tok !== 'object' || tok === null) return undefined;
+    const t = tok as CST.FlowCollection;
+    if (t.type === 'flow-collection' && !t.end.some((e) => e.source === (t.start.source === '[' ? ']' : '}'))) return t;
+    for (const v of Object.values(tok)) {
+      const found = open(v);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const lines = new LineCounter();
+  for (const doc of new Parser(lines.addNewLine).parse(text)) {
+    const fc = open(doc);
+    if (!fc) continue;
+    const at = lines.linePos(fc.start.offset);
+    return `the "${fc.start.source}" at line ${at.line}, column ${at.col} is never closed (no "${fc.start.source === '[' ? ']' : '}'}")`;
+  }
+  return undefined;
+}
+
+function yamlReason(err: YAMLParseError, text: string): string {
+  if (/must (be sufficiently indented and )?end with a [\]}]/.test(err.message)) return unclosedBracket(text) ?? 'a "[" or "{" is never closed';
+  return YAML_REASONS.find(([re]) => re.test(err.message))?.[1] ?? err.code.toLowerCase().replace(/_/g, ' ');
+}
+
+function readFile(path: string): { data: Record<string, unknown>; text: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -127,14 +160,63 @@ function readFile(path: string): Record<string, unknown> {
   try {
     doc = parseYaml(text);
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}` : '';
-    // The parser's code, not its message: the message quotes the line, which may hold a secret header.
-    const why = err instanceof YAMLParseError ? `: ${YAML_REASONS[err.code] ?? err.code.toLowerCase().replace(/_/g, ' ')}` : '';
+    const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
+    const why = err instanceof YAMLParseError ? `: ${yamlReason(err, text)}` : '';
     throw new ConfigError(`config.file: ${path} is not valid YAML${where}${why}`);
   }
-  if (doc === null || doc === undefined) return {};
+  if (doc === null || doc === undefined) return { data: {}, text };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config.file: ${path} must hold a YAML mapping`);
-  return doc as Record<string, unknown>;
+  return { data: doc as Record<string, unknown>, text };
+}
+
+/** Where a setting (or one key of the mapping there) is written in the file: "line L, column C". */
+function locate(text: string, path: readonly PropertyKey[], key?: string): string | undefined {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const node = path.length > 0 ? doc.getIn(path as (string | number)[], true) : doc.contents;
+  let at = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
+  if (key !== undefined) at = isMap(node) ? (node.items.map((p) => p.key).find((k) => isScalar(k) && k.value === key) as { range?: [number] } | undefined)?.range?.[0] : undefined;
+  if (at === undefined) return undefined;
+  const pos = lines.linePos(at);
+  return `line ${pos.line}, column ${pos.col}`;
+}
+
+/** The keys the schema takes at `path` (through defaults, optionals, lists and records). */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: z.ZodType | undefined = schema;
+  let rest = [...path];
+  for (;;) {
+    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
+    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
+    else if (rest.length === 0) break;
+    else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(rest.shift())];
+    else if (s instanceof z.ZodArray) (s = s.element as z.ZodType), rest.shift();
+    else if (s instanceof z.ZodRecord) (s = s.valueType as z.ZodType), rest.shift();
+    else return [];
+    if (!s) return [];
+  }
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+/** Edit distance (optimal string alignment: a swap of two neighbours counts once). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** "unknown key", with the nearest known key when one is close, else the known keys. */
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const near = known.map((k) => ({ k, d: distance(key.toLowerCase(), k) })).sort((x, y) => x.d - y.d)[0];
+  if (near && near.d <= Math.max(1, Math.floor(key.length / 3))) return `unknown key "${key}"; did you mean "${near.k}"?`;
+  return `unknown key "${key}"; expected one of: ${known.join(', ')}`;
 }
 
 function nameFromUrl(url: string): string {
@@ -152,7 +234,8 @@ function nameFromUrl(url: string): string {
  */
 export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env, notes: string[] = []): Config {
   const file = cli.configFile ?? env.DATANODE_EXPORTER_CONFIG_FILE;
-  const raw: Record<string, unknown> = file ? readFile(file) : {};
+  const read = file ? readFile(file) : undefined;
+  const raw: Record<string, unknown> = read?.data ?? {};
   const from: Record<string, string> = {};
   const eff: Overrides = {};
   for (const o of OVERRIDES) {
@@ -191,10 +274,15 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => {
+    const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      const src = from[path] ? ` (${from[path]})` : file ? ` (in ${file})` : '';
-      return `${path}${src}: ${i.message}`;
+      const src = (key?: string): string => {
+        if (from[path]) return ` (${from[path]})`;
+        const at = read && locate(read.text, i.path, key);
+        return file ? ` (in ${file}${at ? ` at ${at}` : ''})` : '';
+      };
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${src(k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
+      return [`${path}${src()}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));
   }

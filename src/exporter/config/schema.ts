@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { COLLECTORS } from '../collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
-import { intervalToCron } from '../schedule/cron.js';
+import { SCHEDULABLE_INTERVALS, intervalToCron } from '../schedule/cron.js';
 import { duration } from './fields.js';
 import { parseAllowRule } from '../upstream/allow.js';
 
@@ -178,7 +178,7 @@ function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConf
   for (const [name, c] of Object.entries(settings)) {
     if (c.enabled === false) continue;
     if (!intervalToCron(c.interval)) {
-      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
+      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: `expected an interval that divides a minute, an hour or a day: one of ${SCHEDULABLE_INTERVALS.join(', ')}` });
     }
     if (c.timeout !== undefined && c.timeout > c.interval) {
       ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });
