@@ -37,6 +37,8 @@ export class Exporter {
   private readonly prober: Prober;
   private web: RunningWeb | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
+  /** When the running configuration was loaded. */
+  private lastLoadedMs = 0;
 
   constructor(
     config: Config,
@@ -55,8 +57,6 @@ export class Exporter {
     this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
     this.reloaded(true);
   }
-
-  private lastLoadedMs = 0;
 
   /** As blackbox_exporter: whether the last load succeeded, and when the running configuration was loaded. */
   private reloaded(ok: boolean): void {

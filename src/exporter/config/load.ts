@@ -184,7 +184,7 @@ function locate(text: string, path: readonly PropertyKey[], key?: string): strin
 /** The keys the schema takes at `path` (through defaults, optionals, lists and records). */
 function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let s: z.ZodType | undefined = schema;
-  let rest = [...path];
+  const rest = [...path];
   for (;;) {
     if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
     else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
@@ -213,7 +213,7 @@ function distance(a: string, b: string): number {
 }
 
 /** "unknown key", with the nearest known key when one is close, else the known keys. */
-export function unknownKeyMessage(key: string, known: readonly string[]): string {
+function unknownKeyMessage(key: string, known: readonly string[]): string {
   const near = known.map((k) => ({ k, d: distance(key.toLowerCase(), k) })).sort((x, y) => x.d - y.d)[0];
   if (near && near.d <= Math.max(1, Math.floor(key.length / 3))) return `unknown key "${key}"; did you mean "${near.k}"?`;
   return `unknown key "${key}"; expected one of: ${known.join(', ')}`;
