@@ -36,7 +36,9 @@ export function createLogger(level: LevelWithSilent, destination?: pino.Destinat
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
   };
-  const out = destination ?? pino.destination({ dest: 1, sync: true });
+  if (format === 'json') return destination ? pino(opts, destination) : pino(opts);
+  // As pino's own default: asynchronous, so that a full stdout pipe never blocks the exporter; flushed on exit.
+  const out = destination ?? pino.destination({ dest: process.stdout.fd, sync: false });
   // pino writes JSON only; each line is rewritten here, on the same thread (a transport would add a worker).
-  return pino(opts, format === 'logfmt' ? { write: (line: string) => void out.write(toLogfmt(line)) } : out);
+  return pino(opts, { write: (line: string) => void out.write(toLogfmt(line)) });
 }
