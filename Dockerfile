@@ -16,6 +16,7 @@ RUN --mount=type=secret,id=ca \
     npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/build-info.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}

@@ -216,7 +216,7 @@ async function runWorkload(w: Workload): Promise<Row> {
     const configFile = join(tmp, 'config.yaml');
     if (w.config) writeFileSync(configFile, w.config);
     const target = w.fleet ? ['--config.file', targetsFile] : ['--datanode.url', simUrl, ...(w.config ? ['--config.file', configFile] : [])];
-    const expArgs = ['--web.listen-address', '127.0.0.1:0', ...target];
+    const expArgs = ['--web.listen-address', '127.0.0.1:0', '--log.format', 'json', ...target];
     const exp = args.plain ? start('exporter', nodeBin ?? 'node', [CLI, ...expArgs], env) : start('exporter', CLI, expArgs, env);
     procs.push(exp);
     const metricsUrl = await exp.waitLine((l) => {

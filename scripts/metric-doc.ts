@@ -41,7 +41,7 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '',
     "prom-client's default Node.js process metrics (`process_*`, `nodejs_*`) in the same registry, except the three",
     '`nodejs_active_*_total` gauges (a gauge named `_total` fails promtool), whose per-type twins remain; plus',
-    '`vega_exporter_build_info{version,nodejs_version}` and `vega_exporter_series` (series served from polled data).',
+    '`datanode_exporter_build_info{version,revision,branch,nodejs_version}` and `datanode_exporter_series` (series served).',
     'They are sampled when the body is rendered: after each change, at most once a second.',
     '',
   );

@@ -52,7 +52,6 @@ type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAu
 /** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
 async function prepare(argv: string[]): Promise<Prepared> {
   const { ConfigError, USAGE, loadConfig, parseCli } = await import('./config/load.js');
-  const { VERSION } = await import('./version.js');
   try {
     const cli = parseCli(argv);
     if (cli.help) {
@@ -60,7 +59,7 @@ async function prepare(argv: string[]): Promise<Prepared> {
       return { exit: 0 };
     }
     if (cli.version) {
-      process.stdout.write(`datanode-exporter ${VERSION}\n`);
+      process.stdout.write((await import('./version.js')).versionText());
       return { exit: 0 };
     }
     const notes: string[] = [];
@@ -117,7 +116,7 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   const { createLogger } = await import('./logger.js');
   const { VERSION } = await import('./version.js');
   const { ConfigError } = await import('./config/load.js');
-  const log = createLogger(config.log.level);
+  const log = createLogger(config.log.level, undefined, config.log.format);
   for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
   process.on('unhandledRejection', (reason) => {
@@ -132,7 +131,7 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   }
   // The targets this process polls: with --shard, its share only (discovered targets join later).
   const { inShard } = await import('./fleet/signals.js');
-  log.info({ url: `${exporter.url}/metrics`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
+  log.info({ url: `${exporter.url}${config.web.telemetry_path}`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
   const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.

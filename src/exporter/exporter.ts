@@ -5,8 +5,8 @@
 import { COLLECTORS } from './collectors/index.js';
 import type { AnyCollectorModule } from './collectors/define.js';
 import type { Config } from './config/schema.js';
-import { catalogueOf } from './exposition/catalogue.js';
-import { SeriesStore } from './exposition/store.js';
+import { M, catalogueOf } from './exposition/catalogue.js';
+import { SeriesStore, type StoreKey } from './exposition/store.js';
 import { setLabelValueLimit } from './exposition/labels.js';
 import { Exposition } from './exposition/registry.js';
 import { Fleet } from './fleet/fleet.js';
@@ -17,11 +17,14 @@ import type { Logger } from './logger.js';
 import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
 import { startWeb, type RunningWeb, type WebAuth } from './web/start.js';
-import { VERSION } from './version.js';
+import { BUILD, VERSION } from './version.js';
 
 export { VERSION };
 /** First polls in flight at once: enough to hide upstream latency, few enough to keep event-loop turns short. */
 const FIRST_POLLS_AT_ONCE = 64;
+
+/** The outcome of the last configuration load (start, SIGHUP, POST /-/reload). */
+const RELOAD_KEY: StoreKey = { scope: 'exporter', id: '', source: 'config' };
 
 /** Settings that a reload applies without rebuilding the runtimes. */
 const LIVE_SETTINGS = ['targets', 'discovery', 'shard', 'web', 'log'] as const;
@@ -34,6 +37,8 @@ export class Exporter {
   private readonly prober: Prober;
   private web: RunningWeb | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
+  /** When the running configuration was loaded. */
+  private lastLoadedMs = 0;
 
   constructor(
     config: Config,
@@ -44,12 +49,20 @@ export class Exporter {
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
-    this.exposition = new Exposition(this.store, catalogue, { version: VERSION, seriesCount: () => this.store.seriesCount() });
+    this.exposition = new Exposition(this.store, catalogue, { build: BUILD, seriesCount: () => this.store.seriesCount() });
     this.exposition.onTruncated = (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
     this.applyLimits(config);
     this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
+    this.reloaded(true);
+  }
+
+  /** As blackbox_exporter: whether the last load succeeded, and when the running configuration was loaded. */
+  private reloaded(ok: boolean): void {
+    const now = Date.now();
+    if (ok) this.lastLoadedMs = now;
+    this.store.set(RELOAD_KEY, [{ metric: M.configReloadSuccessful, values: [], value: ok ? 1 : 0 }, { metric: M.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 }], now, Infinity);
   }
 
   /** Label-value cap (applied as polls are stored) and body cap (applied as /metrics is rendered). */
@@ -110,6 +123,8 @@ export class Exporter {
         reload: () => this.reload(),
         log: this.log,
         lifecycle: () => this.config.web.enable_lifecycle,
+        telemetryPath: this.config.web.telemetry_path,
+        about: () => ({ build: BUILD, targets: [...this.targets.values()].map((t) => ({ name: t.cfg.name, url: t.cfg.url })) }),
       },
       this.config.web,
       listenAddress,
@@ -121,11 +136,22 @@ export class Exporter {
 
   /** Re-read the configuration; targets whose settings did not change keep running and keep their series. */
   async reload(): Promise<void> {
+    try {
+      await this.apply();
+    } catch (err) {
+      this.reloaded(false);
+      throw err;
+    }
+    this.reloaded(true);
+  }
+
+  private async apply(): Promise<void> {
     if (!this.loadConfig) throw new Error('this exporter was started without a configuration source');
     const next = this.loadConfig();
     const rest = (c: Config): string => JSON.stringify({ ...c, ...Object.fromEntries(LIVE_SETTINGS.map((k) => [k, null])) });
     const structural = rest(next) !== rest(this.config);
     if (next.web.listen_address !== this.config.web.listen_address) this.log.warn({}, 'web.listen_address changes need a restart');
+    if (next.web.telemetry_path !== this.config.web.telemetry_path) this.log.warn({}, 'web.telemetry_path changes need a restart');
     // A reload lifts every back-off a node imposed, and applies new pacing settings.
     this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
     this.applyLimits(next);

@@ -61,7 +61,7 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const t = setInterval(() => {
-      const m = /"url":"(http:\/\/[^"]+)\/metrics"/.exec(out);
+      const m = / url=(http:\/\/\S+)\/metrics /.exec(out);
       if (m) {
         clearInterval(t);
         resolve(m[1]!);

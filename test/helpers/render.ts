@@ -6,6 +6,9 @@ import { SeriesStore } from '../../src/exporter/exposition/store.js';
 
 export { CATALOGUE };
 
+/** The exporter's own build, as a test writes it (not the running one). */
+export const TEST_BUILD = { version: 'test', revision: 'r1', branch: 'b1', nodejs_version: 'v0' };
+
 export function renderStore(store: SeriesStore, format: Format = 'text', limit = Infinity): Promise<string> {
   return new FamilyRegistry(format, CATALOGUE, storeSource(store)).render(limit);
 }

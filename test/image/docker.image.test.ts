@@ -114,7 +114,7 @@ describe('image', () => {
     expect(exit).toBe('0 false');
     expect(took).toBeLessThan(2_000);
     console.log(`docker stop: ${took} ms`);
-    expect((await eng.docker('logs', NAME)).out).toMatch(/"signal":"SIGTERM","msg":"stopping"/);
+    expect((await eng.docker('logs', NAME)).out).toMatch(/ level=info msg=stopping app=datanode-exporter signal=SIGTERM\n/);
     expect((await eng.docker('diff', NAME)).out).toBe('');
   }, 120_000);
 });

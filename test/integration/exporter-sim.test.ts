@@ -309,7 +309,7 @@ describe('the HTTP face', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(code).toBe(0);
-    expect(out).toContain('"msg":"stopping"');
+    expect(out).toMatch(/ level=info msg=stopping app=datanode-exporter signal=SIGTERM\n/);
   }, 60_000);
 });
 

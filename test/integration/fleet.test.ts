@@ -26,6 +26,7 @@ const FAST = {
   key_rotations: { interval: '1s' },
 };
 const NET = 'vega-mainnet-0011';
+const RELOAD_OK = 'datanode_exporter_config_last_reload_successful';
 
 describe('a five-node fleet', () => {
   it('singles out the halted, lagging, header-stripped and different-data nodes; network series survive the first node failing', async () => {
@@ -200,6 +201,11 @@ describe('targets come and go without a restart', () => {
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/reload failed/);
     expect((await scrape(e.url)).value('vega_up', { target: 'b' })).toBe(1);
+    expect((await scrape(e.url)).value(RELOAD_OK)).toBe(0);
+
+    next = { targets: [{ name: 'a', url: a.url }], collectors: FAST, web: { enable_lifecycle: true } };
+    expect((await fetch(`${e.url}/-/reload`, { method: 'POST' })).status).toBe(200);
+    expect((await scrape(e.url)).value(RELOAD_OK)).toBe(1);
   });
 });
 
@@ -216,8 +222,7 @@ describe('SIGHUP', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('serving metrics'), 10_000);
-    const line = JSON.parse(out.split('\n').find((l) => l.includes('serving metrics'))!) as { url: string };
-    const url = line.url.replace(/\/metrics$/, '');
+    const url = / url=(\S+)\/metrics /.exec(out)![1]!;
     await waitFor(async () => (await scrape(url)).value('vega_up', { target: 'a' }) === 1, 5_000);
     writeFileSync(file, `targets: [{name: a, url: "${a.url}"}, {name: b, url: "${b.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
     child.kill('SIGHUP');
@@ -227,6 +232,11 @@ describe('SIGHUP', () => {
     child.kill('SIGHUP');
     await waitFor(() => out.includes('reload failed; keeping the running configuration'), 5_000);
     expect((await scrape(url)).value('vega_up', { target: 'b' })).toBe(1);
+    await waitFor(async () => (await scrape(url)).value(RELOAD_OK) === 0, 5_000);
+    // A good file again: back to 1.
+    writeFileSync(file, `targets: [{name: a, url: "${a.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
+    child.kill('SIGHUP');
+    await waitFor(async () => (await scrape(url)).value(RELOAD_OK) === 1, 5_000);
     child.kill('SIGTERM');
   });
 });

@@ -30,7 +30,7 @@ type Obj = {
     replicas?: number; serviceName?: string; clusterIP?: string;
     selector?: { matchLabels?: Labels } & Labels; ports?: { name: string; targetPort: string | number }[];
     template?: { metadata: { labels: Labels }; spec: { securityContext: unknown; containers: Container[]; volumes?: Volume[] } };
-    endpoints?: { port: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
+    endpoints?: { port: string; path: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
     groups?: { rules: { alert?: string; annotations?: Labels }[] }[];
   };
 };
@@ -39,7 +39,7 @@ type Values = {
   existingConfigMap: string; webConfig: { existingSecret: string; key: string; tls?: boolean };
   serviceMonitor: { scheme?: string }; prometheusRule: { runbookBaseUrl: string };
   dashboards: { labels: Labels }; resources: unknown; podSecurityContext: unknown; securityContext: unknown;
-  extraArgs: string[]; extraEnv: unknown[]; shards: number;
+  extraArgs: string[]; extraEnv: unknown[]; shards: number; telemetryPath: string;
 };
 type Rendered = { docs: Doc[]; values: Values; of: (kind: string) => Obj[]; one: (kind: string) => Obj };
 
@@ -131,6 +131,7 @@ function check(m: Rendered): void {
       expect(portNames, `${c.name}.${probe} port`).toContain(get!.port);
     }
     for (const mount of c.volumeMounts ?? []) expect(volumes.has(mount.name), `volume for mount ${mount.name}`).toBe(true);
+    expect(c.args).toContain(`--web.telemetry-path=${v.telemetryPath}`);
   }
   for (const vol of volumes.values()) {
     if (vol.configMap) expect(v.existingConfigMap ? [v.existingConfigMap] : configMaps, `config map ${vol.configMap.name}`).toContain(vol.configMap.name);
@@ -151,6 +152,7 @@ function check(m: Rendered): void {
     for (const ep of sm.spec!.endpoints!) {
       expect(service.spec!.ports!.map((p) => p.name), 'ServiceMonitor port').toContain(ep.port);
       expect(ep.scheme, 'ServiceMonitor scheme').toBe(v.serviceMonitor.scheme || podScheme(v).toLowerCase());
+      expect(ep.path, 'ServiceMonitor path: where the pod serves metrics').toBe(v.telemetryPath);
     }
   }
   for (const pr of m.of('PrometheusRule')) {
@@ -219,6 +221,11 @@ const matrix: [string, object, (m: Rendered) => void][] = [
   }],
   ['ServiceMonitor', { serviceMonitor: { enabled: true } }, (m) => {
     expect(m.one('ServiceMonitor').spec!.endpoints![0]!.scheme).toBe('http');
+    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/metrics');
+  }],
+  ['ServiceMonitor on another telemetry path', { serviceMonitor: { enabled: true }, telemetryPath: '/exporter/metrics' }, (m) => {
+    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/exporter/metrics');
+    expect(container(m).args).toContain('--web.telemetry-path=/exporter/metrics');
   }],
   ['ServiceMonitor with a TLS web config', { webConfig: web, serviceMonitor: { enabled: true, tlsConfig: { insecureSkipVerify: true }, basicAuth: { username: { name: 's', key: 'u' } } } }, (m) => {
     const ep = m.one('ServiceMonitor').spec!.endpoints![0]!;

@@ -4,9 +4,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { CST, LineCounter, Parser, isMap, isScalar, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
+import { z } from 'zod';
 import { ExporterError } from '../errors.js';
-import { configSchema, type Config } from './schema.js';
+import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
 
 export class ConfigError extends ExporterError {
   constructor(message: string) {
@@ -29,7 +30,9 @@ interface Overrides {
   datanodeUrl?: string;
   datanodeName?: string;
   listenAddress?: string;
+  telemetryPath?: string;
   logLevel?: string;
+  logFormat?: string;
   shard?: string;
   webConfigFile?: string;
   enableLifecycle?: string;
@@ -40,7 +43,9 @@ const OVERRIDES = [
   { key: 'datanodeUrl', flag: 'datanode.url', env: 'DATANODE_EXPORTER_DATANODE_URL', path: 'targets' },
   { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
   { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
+  { key: 'telemetryPath', flag: 'web.telemetry-path', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', path: 'web.telemetry_path' },
   { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
+  { key: 'logFormat', flag: 'log.format', env: 'DATANODE_EXPORTER_LOG_FORMAT', path: 'log.format' },
   { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
   { key: 'webConfigFile', flag: 'web.config.file', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', path: 'web.config_file' },
   { key: 'enableLifecycle', flag: 'web.enable-lifecycle', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', path: 'web.enable_lifecycle' },
@@ -51,8 +56,10 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
   { flag: 'datanode.url', type: 'string', arg: '<url>', env: 'DATANODE_EXPORTER_DATANODE_URL', help: "the data node to watch (one target; it replaces the config file's targets)", default: 'none' },
   { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
   { flag: 'config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_CONFIG_FILE', help: 'YAML config file (several targets, collectors, HTTP settings)', default: 'none' },
-  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where /metrics is served', default: '`127.0.0.1:19308`' },
-  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: 'trace, debug, info, warn, error', default: '`info`' },
+  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where the HTTP server listens', default: '`127.0.0.1:19308`' },
+  { flag: 'web.telemetry-path', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', help: 'the path the metrics are served on', default: '`/metrics`' },
+  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: LOG_LEVELS.join(', '), default: '`info`' },
+  { flag: 'log.format', type: 'string', arg: '<format>', env: 'DATANODE_EXPORTER_LOG_FORMAT', help: LOG_FORMATS.join(' or '), default: '`logfmt`' },
   { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
   { flag: 'web.config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)', default: 'none' },
   { flag: 'web.enable-lifecycle', type: 'boolean', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false', default: 'off' },
@@ -100,15 +107,20 @@ export function parseCli(argv: string[]): CliOptions {
   };
 }
 
-/** The YAML parser's error codes an operator meets most, in words. */
-const YAML_REASONS: Record<string, string> = {
-  TAB_AS_INDENT: 'a tab is used for indentation (YAML indents with spaces only)',
-  BAD_INDENT: 'the indentation does not line up with the lines above',
-  DUPLICATE_KEY: 'a key appears twice in the same mapping',
-  MISSING_CHAR: 'a closing quote or bracket is missing',
-  MULTILINE_IMPLICIT_KEY: 'a key runs over more than one line (is a colon missing?)',
-  BLOCK_AS_IMPLICIT_KEY: 'a nested block is used as a key (is a colon or dash misplaced?)',
-};
+/**
+ * The YAML parser's errors an operator meets most, in words. Matched on the parser's own wording
+ * (its codes are shared by unrelated mistakes); never its message itself, which may quote the file.
+ */
+const YAML_REASONS: [RegExp, string][] = [
+  [/^Tabs are not allowed as indentation/, 'a tab is used for indentation (YAML indents with spaces only)'],
+  [/^Missing closing ["']quote/, 'a closing quote is missing'],
+  [/^Missing , (or : )?between/, 'a comma is missing between the items of a [ ] or { } list'],
+  [/^(All (mapping|sequence) items must start at the same column|Sequence item without - indicator)/, 'the indentation does not line up with the lines above'],
+  [/^Nested mappings are not allowed in compact mappings/, 'a line is indented deeper than the key above it, which already has a value (or a value holds ": " and needs quotes)'],
+  [/^Map keys must be unique/, 'a key appears twice in the same mapping'],
+  [/^Implicit keys need to be on a single line/, 'a key runs over more than one line (is a colon missing?)'],
+  [/^A block sequence may not be used as an implicit map key/, 'a nested block is used as a key (is a colon or dash misplaced?)'],
+];
 
 /** The largest configuration, web-config or TLS file read: hand-written files are far smaller. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -130,7 +142,34 @@ export function readRegularFile(path: string): Buffer {
   }
 }
 
-function readFile(path: string): Record<string, unknown> {
+/** The first `[` or `{` of the text that is never closed, with where it opens. */
+function unclosedBracket(text: string): string | undefined {
+  const open = (tok: unknown): CST.FlowCollection | undefined => {
+    if (typeof tok !== 'object' || tok === null) return undefined;
+    const t = tok as CST.FlowCollection;
+    if (t.type === 'flow-collection' && !t.end.some((e) => e.source === (t.start.source === '[' ? ']' : '}'))) return t;
+    for (const v of Object.values(tok)) {
+      const found = open(v);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const lines = new LineCounter();
+  for (const doc of new Parser(lines.addNewLine).parse(text)) {
+    const fc = open(doc);
+    if (!fc) continue;
+    const at = lines.linePos(fc.start.offset);
+    return `the "${fc.start.source}" at line ${at.line}, column ${at.col} is never closed (no "${fc.start.source === '[' ? ']' : '}'}")`;
+  }
+  return undefined;
+}
+
+function yamlReason(err: YAMLParseError, text: string): string {
+  if (/must (be sufficiently indented and )?end with a [\]}]/.test(err.message)) return unclosedBracket(text) ?? 'a "[" or "{" is never closed';
+  return YAML_REASONS.find(([re]) => re.test(err.message))?.[1] ?? err.code.toLowerCase().replace(/_/g, ' ');
+}
+
+function readFile(path: string): { data: Record<string, unknown>; text: string } {
   let text: string;
   try {
     text = readRegularFile(path).toString('utf8');
@@ -141,14 +180,63 @@ function readFile(path: string): Record<string, unknown> {
   try {
     doc = parseYaml(text);
   } catch (err) {
-    const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}` : '';
-    // The parser's code, not its message: the message quotes the line, which may hold a secret header.
-    const why = err instanceof YAMLParseError ? `: ${YAML_REASONS[err.code] ?? err.code.toLowerCase().replace(/_/g, ' ')}` : '';
+    const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
+    const why = err instanceof YAMLParseError ? `: ${yamlReason(err, text)}` : '';
     throw new ConfigError(`config.file: ${path} is not valid YAML${where}${why}`);
   }
-  if (doc === null || doc === undefined) return {};
+  if (doc === null || doc === undefined) return { data: {}, text };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config.file: ${path} must hold a YAML mapping`);
-  return doc as Record<string, unknown>;
+  return { data: doc as Record<string, unknown>, text };
+}
+
+/** Where a setting (or one key of the mapping there) is written in the file: "line L, column C". */
+function locate(text: string, path: readonly PropertyKey[], key?: string): string | undefined {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const node = path.length > 0 ? doc.getIn(path as (string | number)[], true) : doc.contents;
+  let at = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
+  if (key !== undefined) at = isMap(node) ? (node.items.map((p) => p.key).find((k) => isScalar(k) && k.value === key) as { range?: [number] } | undefined)?.range?.[0] : undefined;
+  if (at === undefined) return undefined;
+  const pos = lines.linePos(at);
+  return `line ${pos.line}, column ${pos.col}`;
+}
+
+/** The keys the schema takes at `path` (through defaults, optionals, lists and records). */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: z.ZodType | undefined = schema;
+  const rest = [...path];
+  for (;;) {
+    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
+    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
+    else if (rest.length === 0) break;
+    else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(rest.shift())];
+    else if (s instanceof z.ZodArray) (s = s.element as z.ZodType), rest.shift();
+    else if (s instanceof z.ZodRecord) (s = s.valueType as z.ZodType), rest.shift();
+    else return [];
+    if (!s) return [];
+  }
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+/** Edit distance (optimal string alignment: a swap of two neighbours counts once). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** "unknown key", with the nearest known key when one is close, else the known keys. */
+function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const near = known.map((k) => ({ k, d: distance(key.toLowerCase(), k) })).sort((x, y) => x.d - y.d)[0];
+  if (near && near.d <= Math.max(1, Math.floor(key.length / 3))) return `unknown key "${key}"; did you mean "${near.k}"?`;
+  return `unknown key "${key}"; expected one of: ${known.join(', ')}`;
 }
 
 function nameFromUrl(url: string): string {
@@ -166,7 +254,8 @@ function nameFromUrl(url: string): string {
  */
 export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env, notes: string[] = []): Config {
   const file = cli.configFile ?? env.DATANODE_EXPORTER_CONFIG_FILE;
-  const raw: Record<string, unknown> = file ? readFile(file) : {};
+  const read = file ? readFile(file) : undefined;
+  const raw: Record<string, unknown> = read?.data ?? {};
   const from: Record<string, string> = {};
   const eff: Overrides = {};
   for (const o of OVERRIDES) {
@@ -196,17 +285,24 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     return obj;
   };
   if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
+  if (eff.telemetryPath !== undefined) section('web').telemetry_path = eff.telemetryPath;
   if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
+  if (eff.logFormat !== undefined) section('log').format = eff.logFormat;
   if (eff.shard !== undefined) raw.shard = eff.shard;
   if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
   if (eff.enableLifecycle !== undefined) section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle) ? true : /^(0|false|no|off)$/i.test(eff.enableLifecycle) ? false : eff.enableLifecycle;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((i) => {
+    const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      const src = from[path] ? ` (${from[path]})` : file ? ` (in ${file})` : '';
-      return `${path}${src}: ${i.message}`;
+      const src = (key?: string): string => {
+        if (from[path]) return ` (${from[path]})`;
+        const at = read && locate(read.text, i.path, key);
+        return file ? ` (in ${file}${at ? ` at ${at}` : ''})` : '';
+      };
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${src(k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
+      return [`${path}${src()}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));
   }

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { COLLECTORS } from '../collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
-import { intervalToCron } from '../schedule/cron.js';
+import { SCHEDULABLE_INTERVALS, intervalToCron } from '../schedule/cron.js';
 import { duration } from './fields.js';
 import { parseAllowRule } from '../upstream/allow.js';
 
@@ -13,6 +13,9 @@ const listenAddress = z
   .string()
   .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, { error: 'expected host:port, [ipv6]:port or :port' })
   .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { error: 'port must be at most 65535' });
+
+/** The routes the telemetry path must not shadow (web/server.ts). */
+const OTHER_ROUTES = ['/', '/healthz', '/readyz', '/probe', '/-/reload'];
 
 const targetName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, { error: 'expected 1-63 characters: letters, digits, _ . : -' });
 
@@ -40,6 +43,12 @@ export const targetListSchema = z.array(targetSchema);
 const webSchema = z
   .strictObject({
     listen_address: listenAddress.default('127.0.0.1:19308'),
+    /** Where the metrics are served (--web.telemetry-path). */
+    telemetry_path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~\/-]*$/, { error: 'expected a path such as /metrics' })
+      .refine((p) => !OTHER_ROUTES.includes(p), { error: `expected a path other than ${OTHER_ROUTES.join(', ')}` })
+      .default('/metrics'),
     max_connections: z.number().int().positive().default(256),
     /**
      * Of max_connections, how many are kept for clients that have sent a whole request (scrapes,
@@ -71,7 +80,17 @@ const webSchema = z
   .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, { error: 'reserved_connections must be less than max_connections', path: ['reserved_connections'] })
   .prefault({});
 
-const logSchema = z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).prefault({});
+/** The levels log.level takes; --help lists the same. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['logfmt', 'json'] as const;
+const oneOf = (values: readonly string[]): string => `expected one of: ${values.join(', ')}`;
+
+const logSchema = z
+  .strictObject({
+    level: z.enum(LOG_LEVELS, { error: oneOf(LOG_LEVELS) }).default('info'),
+    format: z.enum(LOG_FORMATS, { error: oneOf(LOG_FORMATS) }).default('logfmt'),
+  })
+  .prefault({});
 
 const httpSchema = z
   .strictObject({
@@ -129,7 +148,7 @@ const limitsSchema = z
     series_per_target: z.number().int().min(100).default(20_000),
     /** The same for one network's network-scoped collectors. */
     series_per_network: z.number().int().min(100).default(250_000),
-    /** The rendered /metrics body stops growing here; vega_exporter_metrics_truncated says so. */
+    /** The rendered /metrics body stops growing here; datanode_exporter_metrics_truncated says so. */
     metrics_body_bytes: z.number().int().min(65536).default(48 * 1024 * 1024),
   })
   .prefault({});
@@ -164,7 +183,7 @@ function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConf
   for (const [name, c] of Object.entries(settings)) {
     if (c.enabled === false) continue;
     if (!intervalToCron(c.interval)) {
-      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval that divides a minute, an hour or a day (1s…30s, 1m…30m, 1h…12h, 24h)' });
+      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: `expected an interval that divides a minute, an hour or a day: one of ${SCHEDULABLE_INTERVALS.join(', ')}` });
     }
     if (c.timeout !== undefined && c.timeout > c.interval) {
       ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });

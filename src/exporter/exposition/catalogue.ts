@@ -188,7 +188,9 @@ export const M = {
   netCollectorSuccess: defineMetric('exporter', 'vega_network_collector_success', 'gauge', [...N, 'collector'], '', 'the exporter', 'Whether the network-scoped collector\'s last poll succeeded on some target (1) or on none (0).'),
   collectorSeriesLimited: defineMetric('exporter', 'vega_collector_series_limited', 'gauge', [...T, 'collector'], '', 'the exporter (limits.series_per_target)', 'Whether the collector\'s last poll was cut at the target\'s series limit (1): its further series are not exported.'),
   netCollectorSeriesLimited: defineMetric('exporter', 'vega_network_collector_series_limited', 'gauge', [...N, 'collector'], '', 'the exporter (limits.series_per_network)', 'Whether the network-scoped collector\'s last poll was cut at the network\'s series limit (1): its further series are not exported.'),
-  metricsTruncated: defineMetric('exporter', 'vega_exporter_metrics_truncated', 'gauge', [], '', 'the exporter (limits.metrics_body_bytes)', 'Present (1) when the polled part of /metrics reached limits.metrics_body_bytes and the families after that point were left out.'),
+  metricsTruncated: defineMetric('exporter', 'datanode_exporter_metrics_truncated', 'gauge', [], '', 'the exporter (limits.metrics_body_bytes)', 'Present (1) when the polled part of /metrics reached limits.metrics_body_bytes and the families after that point were left out.'),
+  configReloadSuccessful: defineMetric('exporter', 'datanode_exporter_config_last_reload_successful', 'gauge', [], '', 'the exporter (start, SIGHUP, POST /-/reload)', 'Whether the last configuration load succeeded (1) or was refused, the running configuration kept (0).'),
+  configReloadSuccessTimestamp: defineMetric('exporter', 'datanode_exporter_config_last_reload_success_timestamp_seconds', 'gauge', [], 'seconds since epoch', 'the exporter (start, SIGHUP, POST /-/reload)', 'When the running configuration was loaded.'),
   netCollectorDuration: defineMetric('exporter', 'vega_network_collector_duration_seconds', 'gauge', [...N, 'collector'], 'seconds', 'the exporter', "Duration of the network-scoped collector's last poll, fail-overs included."),
   netCollectorLastSuccess: defineMetric('exporter', 'vega_network_collector_last_success_timestamp_seconds', 'gauge', [...N, 'collector'], 'seconds since epoch', 'the exporter', "When the network-scoped collector's last successful poll finished."),
   networkSource: defineMetric('exporter', 'vega_network_collector_source', 'gauge', [...N, 'collector', 'target'], '', 'the exporter', 'The target that answered the network-scoped collector\'s last successful poll; value always 1.'),
@@ -218,7 +220,7 @@ export function catalogueOf(collectors: readonly { metrics: readonly MetricDef[]
   return [...new Set([...collectors.flatMap((c) => c.metrics), ...ownedBy('fleet'), ...ownedBy('exporter')])];
 }
 
-/** Metric name prefixes the node software (and the old vega-exporter) already use. */
+/** Metric name prefixes the node software (and the old vega-exporter) already use; the exporter's own `datanode_exporter_` excepted. */
 export const RESERVED_PREFIXES = [
   'datanode_', 'vega_engine_', 'vega_orders', 'vega_request_', 'vega_snapshot_', 'vega_unconfirmedtx',
   'vega_withdrawals_', 'vega_market_best_bid_price', 'vega_party_count_total', 'vega_validator_',

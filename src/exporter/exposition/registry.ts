@@ -11,6 +11,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithV
 import { M, type MetricDef } from './catalogue.js';
 import type { SeriesValue } from './labels.js';
 import type { SeriesStore, StoreKey, StorePart } from './store.js';
+import type { BuildInfo } from '../version.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -82,7 +83,7 @@ export class FamilyRegistry {
     readonly format: Format,
     catalogue: readonly MetricDef[],
     private readonly source: Source,
-    own?: { version: string; seriesCount: () => number },
+    own?: { build: BuildInfo; seriesCount: () => number },
   ) {
     const om = format === 'openmetrics';
     this.registry.setContentType(CONTENT_TYPES[format]);
@@ -99,9 +100,10 @@ export class FamilyRegistry {
     // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
     // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
-    new Gauge({ name: 'vega_exporter_build_info', help: 'Version of the exporter; value always 1.', labelNames: ['version', 'nodejs_version'], registers: [this.registry] }).set({ version: own.version, nodejs_version: process.version }, 1);
+    const b = own.build;
+    new Gauge({ name: 'datanode_exporter_build_info', help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.', labelNames: ['version', 'revision', 'branch', 'nodejs_version'], registers: [this.registry] }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
     new Gauge({
-      name: 'vega_exporter_series',
+      name: 'datanode_exporter_series',
       help: 'Series currently served from polled data (upstream and per-collector series).',
       registers: [this.registry],
       collect() {
@@ -129,7 +131,8 @@ export class FamilyRegistry {
         size += Buffer.byteLength(p.text);
         if (p.def && size > limit - HEADER_ROOM) this.excluded.add(p.def);
       }
-      this.excluded.delete(M.metricsTruncated);
+      // The exporter's own state is never left out.
+      for (const m of [M.metricsTruncated, M.configReloadSuccessful, M.configReloadSuccessTimestamp]) this.excluded.delete(m);
       parts = await this.families(true);
     }
     const texts = parts.map((p) => p.text);
@@ -224,7 +227,7 @@ export class Exposition {
   constructor(
     private readonly store: SeriesStore,
     private readonly catalogue: readonly MetricDef[],
-    private readonly own: { version: string; seriesCount: () => number },
+    private readonly own: { build: BuildInfo; seriesCount: () => number },
   ) {
     store.onChange = () => this.changed();
   }

@@ -9,6 +9,7 @@ import type net from 'node:net';
 import { formatFor, type Body, type Format } from '../exposition/registry.js';
 import type { Logger } from '../logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
+import type { BuildInfo } from '../version.js';
 
 export type { RunnerStatus };
 
@@ -23,16 +24,31 @@ export interface ServerDeps {
   log?: Logger | undefined;
   /** POST /-/reload (and any future lifecycle route) answers only when this is true (--web.enable-lifecycle). */
   lifecycle?: (() => boolean) | undefined;
+  /** Where the metrics are served (--web.telemetry-path); /metrics by default. */
+  telemetryPath?: string | undefined;
+  /** For the landing page: the build, and the targets this exporter polls. */
+  about?: (() => { build: BuildInfo; targets: { name: string; url: string }[] }) | undefined;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A target URL fit to show: no user-info, query or fragment (any of them may carry a key). */
+export function publicUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
 
 export function createApp(deps: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.get('/metrics', async (req, res) => {
+  const telemetryPath = deps.telemetryPath ?? '/metrics';
+  app.get(telemetryPath, async (req, res) => {
     const body = await deps.metrics(formatFor(req.get('accept')));
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
     res.set({ 'content-type': body.contentType, 'cache-control': 'no-store', vary: 'Accept, Accept-Encoding' });
@@ -52,6 +68,7 @@ export function createApp(deps: ServerDeps): express.Express {
   app.get('/probe', async (req, res) => {
     const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
     const query = new URL(req.originalUrl, 'http://x').searchParams;
+    if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
     const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
     res.status(out.status).set({ ...out.headers, 'content-type': out.contentType }).send(out.body);
   });
@@ -72,20 +89,29 @@ export function createApp(deps: ServerDeps): express.Express {
   });
 
   app.get('/', (_req, res) => {
-    const rows = deps
-      .status()
-      .map((r) => {
-        const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
-        const last = r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-';
-        return `<tr><td>${esc(r.scope)}</td><td>${esc(r.collector)}</td><td>${esc(status)}</td><td>${esc(last)}</td></tr>`;
-      })
-      .join('\n');
+    const about = deps.about?.();
+    const b = about?.build;
+    const targets = about?.targets ?? [];
+    const row = (cells: string[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+    const collectors = deps.status().map((r) => {
+      const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
+      return row([r.scope, r.collector, status, r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-']);
+    });
+    const first = targets[0];
+    const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
 <h1>datanode-exporter</h1>
-<p><a href="/metrics">Metrics</a> · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a></p>
+${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a></p>
+<h2>Targets</h2>
+<table border="1" cellpadding="4"><tr><th>name</th><th>URL</th></tr>
+${targets.map((t) => row([t.name, publicUrl(t.url)])).join('\n')}
+</table>
+<h2>Collectors</h2>
 <table border="1" cellpadding="4"><tr><th>target or network</th><th>collector</th><th>state</th><th>last success</th></tr>
-${rows}
-</table></body></html>
+${collectors.join('\n')}
+</table>
+<p>Documentation: README.md and docs/ in the package; docs/metrics.md describes every series.</p>
+</body></html>
 `);
   });
   app.use((_req: express.Request, res: express.Response) => {

@@ -116,6 +116,8 @@ describe('config sources', () => {
   it('defaults: localhost listener on 19308, the documented intervals', () => {
     const c = loadConfig(parseCli(['--datanode.url', 'http://127.0.0.1:3008']), {});
     expect(c.web.listen_address).toBe('127.0.0.1:19308');
+    expect(c.web.telemetry_path).toBe('/metrics');
+    expect(c.log.format).toBe('logfmt');
     expect(c.collectors.statistics.interval).toBe(15_000);
     expect(c.collectors.network_history.interval).toBe(15_000);
     expect(c.collectors.key_rotations.interval).toBe(60_000);

@@ -53,7 +53,7 @@ describe('the configuration', () => {
   it('a tab used for indentation is named as the reason, without quoting the file', () => {
     const p = file('tab.yaml', 'targets:\n\t- name: secret-token-123\n');
     const err = thrown(() => loadConfig(parseCli(['--config.file', p]), {}));
-    expect(err.message).toMatch(/at line 2: a tab is used for indentation/);
+    expect(err.message).toBe(`config.file: ${p} is not valid YAML at line 2, column 1: a tab is used for indentation (YAML indents with spaces only)`);
     expect(err.message).not.toContain('secret-token-123');
   });
 

@@ -3,7 +3,7 @@ import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { capLabel, toSeries } from '../../../src/exporter/exposition/labels.js';
 import { Exposition } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
-import { CATALOGUE } from '../../helpers/render.js';
+import { CATALOGUE, TEST_BUILD } from '../../helpers/render.js';
 import { EnumLabels, oneHot } from '../../../src/exporter/upstream/scale.js';
 
 describe('label values are capped', () => {
@@ -27,9 +27,9 @@ describe('label values are capped', () => {
 });
 
 describe('the rendered body is capped', () => {
-  it('families past limits.metrics_body_bytes are left out and vega_exporter_metrics_truncated says so', async () => {
+  it('families past limits.metrics_body_bytes are left out and datanode_exporter_metrics_truncated says so', async () => {
     const store = new SeriesStore();
-    const expo = new Exposition(store, CATALOGUE, { version: 'test', seriesCount: () => 0 });
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 0 });
     let told = 0;
     expo.onTruncated = () => void told++;
     expo.limitBytes = 64 * 1024;
@@ -37,7 +37,7 @@ describe('the rendered body is capped', () => {
     store.set({ scope: 'network', id: 'n', source: 'markets' }, Array.from({ length: 3000 }, (_, i) => ({ metric: M.marketDecimals, values: ['n', `m${i}`], value: 1 })), 0, Infinity);
     const body = (await expo.body('text')).plain.toString();
     expect(body.length).toBeLessThanOrEqual(64 * 1024);
-    expect(body).toContain('vega_exporter_metrics_truncated 1');
+    expect(body).toContain('datanode_exporter_metrics_truncated 1');
     expect(body).not.toContain('vega_market_decimal_places{');
     expect(body).toContain('vega_peers{target="t"} 7');
     expect(told).toBe(1);

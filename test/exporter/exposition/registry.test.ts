@@ -3,7 +3,7 @@ import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
 import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
-import { CATALOGUE, renderStore } from '../../helpers/render.js';
+import { CATALOGUE, TEST_BUILD, renderStore } from '../../helpers/render.js';
 
 const key = { scope: 'network' as const, id: 'n', source: 'key_rotations' };
 
@@ -43,12 +43,12 @@ describe('the body is rendered after changes, at most once a second', () => {
   it('serves the last render until the next one, and renders a burst of changes once', async () => {
     vi.useFakeTimers();
     const store = new SeriesStore();
-    const expo = new Exposition(store, CATALOGUE, { version: 't', seriesCount: () => store.seriesCount() });
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => store.seriesCount() });
     const set = (v: number) => store.set({ scope: 'target', id: 't', source: 's' }, [{ metric: M.peers, values: ['t'], value: v }], 0, Infinity);
     set(1);
     const first = (await expo.body('text')).plain.toString();
     expect(first).toContain('vega_peers{target="t"} 1');
-    expect(first).toContain('vega_exporter_series 1');
+    expect(first).toContain('datanode_exporter_series 1');
     expect(first).toContain('process_cpu_seconds_total');
     for (let v = 2; v <= 50; v++) set(v);
     // Within the second after the last render: still the old body.

@@ -7,7 +7,7 @@ import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { Exposition } from '../../../src/exporter/exposition/registry.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 import { createApp, listen, type RunnerStatus, type ServerDeps } from '../../../src/exporter/web/server.js';
-import { CATALOGUE } from '../../helpers/render.js';
+import { CATALOGUE, TEST_BUILD } from '../../helpers/render.js';
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const OPENMETRICS = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
@@ -35,16 +35,18 @@ const fake = {
   probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
   reloadError: undefined as Error | undefined,
   reloads: 0,
+  targets: [] as { name: string; url: string }[],
 };
 
 let server: http.Server;
 let base: { host: string; port: number };
+let deps: ServerDeps;
 
 beforeAll(async () => {
   const store = new SeriesStore();
   store.set({ scope: 'target', id: 'dn1', source: 'statistics' }, [{ metric: M.up, values: ['dn1'], value: 1 }], 0, Infinity);
-  const expo = new Exposition(store, CATALOGUE, { version: 'test', seriesCount: () => 1 });
-  const deps: ServerDeps = {
+  const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 1 });
+  deps = {
     metrics: (format) => expo.body(format),
     status: () => fake.status,
     pending: () => fake.pending,
@@ -58,6 +60,7 @@ beforeAll(async () => {
     },
     // The lifecycle API is off by default (server-hardening.test.ts); these routes test it on.
     lifecycle: () => true,
+    about: () => ({ build: TEST_BUILD, targets: fake.targets }),
   };
   server = await listen(createApp(deps), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
   const a = server.address() as AddressInfo;
@@ -68,7 +71,7 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 beforeEach(() => {
-  Object.assign(fake, { pending: [], status: [], probeCalls: [], probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE }, reloadError: undefined, reloads: 0 });
+  Object.assign(fake, { pending: [], status: [], probeCalls: [], probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE }, reloadError: undefined, reloads: 0, targets: [] });
 });
 
 interface Answer {
@@ -79,9 +82,9 @@ interface Answer {
 }
 
 /** A raw request: no automatic decompression, so the bytes on the wire are what we check. */
-function request(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function request(method: string, path: string, headers: Record<string, string> = {}, to = base): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ ...base, method, path, headers, agent: false }, (res) => {
+    const req = http.request({ ...to, method, path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -105,7 +108,7 @@ describe('/metrics', () => {
     expect(Number(r.headers['content-length'])).toBe(r.body.length);
     expect(r.text.startsWith(`# HELP vega_up ${M.up.help}\n# TYPE vega_up gauge\nvega_up{target="dn1"} 1\n`)).toBe(true);
     expect(r.text).toMatch(/\nprocess_cpu_seconds_total [0-9.e-]+\n/);
-    expect(r.text).toContain('\nvega_exporter_build_info{version="test",nodejs_version="');
+    expect(r.text).toContain('\ndatanode_exporter_build_info{version="test",revision="r1",branch="b1",nodejs_version="v0"} 1\n');
   });
 
   it('GET gzip: one gzip member of exactly the plain text (a single-member decoder, as curl, reads it all)', async () => {
@@ -178,6 +181,35 @@ describe('landing page', () => {
     expect(r.text).toContain('<td>dn&#38;2</td><td>mar&#39;kets</td><td>failing (POLL_TIMEOUT)</td><td>-</td>');
     expect(r.text).toContain('<td>dn3</td><td>orders</td><td>pending</td><td>-</td>');
   });
+
+  it('GET /: the version, each target with its URL cut to scheme, host and path, a probe of the first target', async () => {
+    fake.targets = [
+      { name: 'dn:1', url: 'http://operator:s3cret@dn1.example:3008/api/?key=k3y#frag' },
+      { name: 'dn2', url: 'https://dn2.example/' },
+    ];
+    const r = await request('GET', '/');
+    expect(r.text).toContain('<p>version test (branch: b1, revision: r1), Node.js v0</p>');
+    expect(r.text).toContain('<p><a href="/metrics">Metrics</a> · <a href="/probe?target=dn%3A1">Probe dn:1</a> · <a href="/healthz">healthz</a>');
+    expect(r.text).toContain('<tr><td>dn:1</td><td>http://dn1.example:3008/api/</td></tr>\n<tr><td>dn2</td><td>https://dn2.example/</td></tr>');
+    for (const secret of ['operator', 's3cret', 'k3y', 'frag']) expect(r.text).not.toContain(secret);
+  });
+});
+
+describe('--web.telemetry-path', () => {
+  it('serves the metrics there, not on /metrics, and the landing page links to it', async () => {
+    const other = await listen(createApp({ ...deps, telemetryPath: '/exporter/metrics' }), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    try {
+      const to = { host: '127.0.0.1', port: (other.address() as AddressInfo).port };
+      const m = await request('GET', '/exporter/metrics', {}, to);
+      expect(m.status).toBe(200);
+      expect(m.text).toContain('\nvega_up{target="dn1"} 1\n');
+      expect((await request('GET', '/metrics', {}, to)).status).toBe(404);
+      expect((await request('GET', '/', {}, to)).text).toContain('<a href="/exporter/metrics">Metrics</a>');
+    } finally {
+      other.closeAllConnections();
+      await new Promise<void>((r) => other.close(() => r()));
+    }
+  });
 });
 
 describe('/probe', () => {
@@ -194,6 +226,16 @@ describe('/probe', () => {
     await request('GET', '/probe?target=b', { 'x-prometheus-scrape-timeout-seconds': 'soon' });
     await request('GET', '/probe?target=c', { 'x-prometheus-scrape-timeout-seconds': '0' });
     expect(fake.probeCalls.map((c) => c.timeout)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('without a target: 400 asking for one, and no probe', async () => {
+    for (const path of ['/probe', '/probe?target=', '/probe?collectors=statistics']) {
+      const r = await request('GET', path);
+      expect(r.status, path).toBe(400);
+      expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(r.text).toBe('missing target: /probe?target=<configured target name or allowed URL>\n');
+    }
+    expect(fake.probeCalls).toEqual([]);
   });
 
   it("the probe's error status and message come back as plain text", async () => {
