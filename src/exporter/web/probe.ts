@@ -78,7 +78,7 @@ export class Prober {
     // A poll already in flight is joined, but the probe never waits past its own deadline.
     const expired = new Promise<'late'>((resolve) => signal.addEventListener('abort', () => resolve('late'), { once: true }));
     const stale = (s: (typeof runners)[number]['state']): boolean => s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
-    const waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
+    const waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const))));
     const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
     const names = new Set(runners.map((r) => r.collector.name));
     const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
