@@ -132,7 +132,7 @@ function check(m: Rendered): void {
     if (vol.secret) expect(vol.secret.secretName).toBe(v.webConfig.existingSecret);
   }
   const service = m.one('Service');
-  subset(service.spec!.selector as Labels, pod.metadata.labels, 'Service selector vs pod labels');
+  subset(service.spec!.selector, pod.metadata.labels, 'Service selector vs pod labels');
   const containerPorts = pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name));
   for (const p of service.spec!.ports!) expect(containerPorts, `Service targetPort ${p.targetPort}`).toContain(p.targetPort);
 
