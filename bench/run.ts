@@ -70,7 +70,9 @@ const children = new Set<ChildProcess>();
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     process.kill(-child.pid!, signal);
-  } catch {} // already gone
+  } catch {
+    // already gone
+  }
 }
 process.on('exit', () => children.forEach((c) => killGroup(c, 'SIGKILL')));
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
@@ -86,7 +88,7 @@ function start(name: string, cmd: string, argv: string[], env: NodeJS.ProcessEnv
   });
   void exited.then(() => children.delete(child));
   const listeners = new Set<(line: string) => void>();
-  for (const s of [child.stdout!, child.stderr!]) {
+  for (const s of [child.stdout, child.stderr]) {
     createInterface({ input: s }).on('line', (line) => {
       tail.push(line.slice(0, 500));
       if (tail.length > 15) tail.shift();

@@ -226,7 +226,7 @@ export function mangleTypes(value: unknown): unknown {
 export function badRow(value: unknown): unknown {
   const copy = structuredClone(value);
   const find = (v: unknown): Record<string, unknown> | undefined => {
-    if (Array.isArray(v)) return isObj(v[0]) ? ((isObj(v[0].node) ? v[0].node : v[0]) as Record<string, unknown>) : undefined;
+    if (Array.isArray(v)) return isObj(v[0]) ? (isObj(v[0].node) ? v[0].node : v[0]) : undefined;
     if (isObj(v)) for (const e of Object.values(v)) { const r = find(e); if (r) return r; }
     return undefined;
   };

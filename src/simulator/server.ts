@@ -114,7 +114,7 @@ export class Simulator {
       if (ef.latencyMs) await sleep(ef.latencyMs);
       if (req.method !== 'GET' && req.method !== 'HEAD') throw gatewayError(GRPC.Unimplemented, 'Method Not Allowed');
       if (!match) throw gatewayError(GRPC.NotFound, 'Not Found');
-      this.injectError(match.route.endpoint, ef, headers);
+      this.injectError(match.route.endpoint, ef);
       body = match.route.handle({ net: this.net, faults: this.faults, query: url.searchParams, params: match.params, pageFaults: ef.pagination ?? {} });
       if (ef.unknownEnums) body = unknownEnums(body);
       if (ef.wrongTypes) body = mangleTypes(body);
@@ -128,7 +128,7 @@ export class Simulator {
     await this.write(req, res, status, headers, JSON.stringify(body), ef);
   }
 
-  private injectError(endpoint: string, ef: EndpointFaults, headers: Record<string, string>): void {
+  private injectError(endpoint: string, ef: EndpointFaults): void {
     if (ef.error === undefined) return;
     const hits = (this.faultHits.get(endpoint) ?? 0) + 1;
     this.faultHits.set(endpoint, hits);

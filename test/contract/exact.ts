@@ -48,7 +48,8 @@ const bitLength = (x: bigint): number => x.toString(2).length;
 
 /** The float64 nearest to n/d (ties to even). Normal range only (as every value here is). */
 export function toFloat64(r: Rat): number {
-  let { n, d } = r;
+  let { n } = r;
+  const { d } = r;
   if (n === 0n) return 0;
   const neg = n < 0n;
   if (neg) n = -n;
@@ -72,7 +73,8 @@ export function toFloat64(r: Rat): number {
 
 /** Exact decimal expansion of a rational whose denominator divides a power of ten (all ours do). */
 export function toExactDecimal(r: Rat): string {
-  let { n, d } = r;
+  let { n } = r;
+  const { d } = r;
   const neg = n < 0n;
   if (neg) n = -n;
   let k = 0n;

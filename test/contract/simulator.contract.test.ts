@@ -62,7 +62,6 @@ afterAll(() => {
     const k = `${d.endpoint} | ${d.field} | expected ${d.expected} | got ${d.got}`;
     if (!seen.has(k)) { seen.add(k); lines.push(k); }
   }
-  // eslint-disable-next-line no-console
   console.log(`\n${validated} simulator answers validated; deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
 });
 

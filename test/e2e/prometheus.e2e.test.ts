@@ -206,7 +206,7 @@ beforeAll(async () => {
   const amPort = await freePort();
   const a = spawn('prometheus-alertmanager', [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let amErr = '';
-  a.stderr!.on('data', (d: Buffer) => (amErr += d.toString()));
+  a.stderr.on('data', (d: Buffer) => (amErr += d.toString()));
   await started(a, 'the prometheus-alertmanager binary is required (apt-get install prometheus-alertmanager)');
   procs.push(a);
   am = `http://127.0.0.1:${amPort}`;
@@ -230,7 +230,7 @@ scrape_configs:
 `);
   const p = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let promErr = '';
-  p.stderr!.on('data', (d: Buffer) => (promErr += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (promErr += d.toString()));
   await started(p, 'the prometheus binary is required (apt-get install prometheus)');
   procs.push(p);
   prom = `http://127.0.0.1:${promPort}`;

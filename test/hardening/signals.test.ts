@@ -16,8 +16,8 @@ function start(): { child: ChildProcess; out: () => string; exited: Promise<{ co
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--datanode.url', 'http://127.0.0.1:1', '--web.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   return { child, out: () => out, exited };
 }

@@ -56,8 +56,8 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
     env: { ...process.env, ...LAUNCH_ENV },
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const t = setInterval(() => {

@@ -31,11 +31,11 @@ export function checkShape(value: unknown, shape: Kind, path = '$'): string[] {
     return typeof value === 'string' && (shape.enum as string[]).includes(value) ? [] : fail(`expected one of ${(shape.enum as string[]).slice(0, 3).join(',')}…`);
   }
   if ('nullable' in shape && typeof shape.nullable === 'object' && !Array.isArray(shape.nullable)) {
-    return value === null ? [] : checkShape(value, shape.nullable as Shape, path);
+    return value === null ? [] : checkShape(value, shape.nullable, path);
   }
   if ('array' in shape && Object.keys(shape).length === 1) {
     if (!Array.isArray(value)) return fail('expected array');
-    value.forEach((v, i) => errs.push(...checkShape(v, shape.array as Kind, `${path}[${i}]`)));
+    value.forEach((v, i) => errs.push(...checkShape(v, shape.array, `${path}[${i}]`)));
     return errs;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('expected object');

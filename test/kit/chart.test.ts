@@ -143,7 +143,7 @@ function check(m: Rendered): void {
     expect(deployment.spec!.serviceName, 'the governing Service').toBe(service.metadata.name);
     expect(service.spec!.clusterIP, 'a headless Service: its endpoints are the pods').toBe('None');
   }
-  subset(service.spec!.selector as Labels, pod.metadata.labels, 'Service selector vs pod labels');
+  subset(service.spec!.selector, pod.metadata.labels, 'Service selector vs pod labels');
   const containerPorts = pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name));
   for (const p of service.spec!.ports!) expect(containerPorts, `Service targetPort ${p.targetPort}`).toContain(p.targetPort);
 

@@ -212,7 +212,7 @@ describe('helm chart', () => {
     const t = (f: string): string => read(`${chart}/templates/${f}`);
     expect(t('servicemonitor.yaml')).toContain('kind: ServiceMonitor');
     // job = the Service's app.kubernetes.io/name (the chart name), the job DatanodeExporterDown selects.
-    expect(t('servicemonitor.yaml')).toMatch(/^  jobLabel: app\.kubernetes\.io\/name$/m);
+    expect(t('servicemonitor.yaml')).toMatch(/^ {2}jobLabel: app\.kubernetes\.io\/name$/m);
     expect(t('prometheusrule.yaml')).toContain('.Files.Get "files/alerts.yml"');
     expect(t('dashboards-configmap.yaml')).toContain('files/dashboards/*.json');
     const values = parseYaml(read(`${chart}/values.yaml`)) as { livenessProbe: { httpGet: { path: string } }; readinessProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown>; dashboards: { labels: Record<string, string> } };

@@ -1,15 +1,16 @@
 /** Pacing: a token bucket that waits (abortably) instead of refusing. */
 
+// The abort reasons this code base gives are Errors (an ExporterError, or the DOMException a plain abort makes).
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason as Error);
     const t = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, Math.max(0, ms));
     const onAbort = (): void => {
       clearTimeout(t);
-      reject(signal?.reason);
+      reject(signal?.reason as Error);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -139,7 +139,7 @@ export class Prober {
     const stale = (s: (typeof runners)[number]['state']): boolean => s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
     let waited: ('done' | 'late' | 'fresh')[];
     try {
-      waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : ('fresh' as const))));
+      waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const))));
     } finally {
       deadline.signal.removeEventListener('abort', onExpired);
       deadline.dispose();

@@ -21,11 +21,11 @@ describe('statistics', () => {
     expect(val(s, 'vega_block_height')).toBe(9007199254740992); // nearest double to 2^53+1
     expect(val(s, 'vega_datanode_lag_blocks')).toBe(3); // exact: subtracted as BigInt
     expect(val(s, 'vega_datanode_block_height')).toBe(9007199254740990);
-    expect(val(s, 'vega_datanode_block_timestamp_seconds')).toBeCloseTo(1727784000.123456789, 6);
+    expect(val(s, 'vega_datanode_block_timestamp_seconds')).toBeCloseTo(1727784000.1234567, 6);
     expect(val(s, 'vega_block_duration_seconds')).toBeCloseTo(1.234567891, 9);
     expect(val(s, 'vega_block_timestamp_seconds')).toBe(Date.UTC(2024, 9, 1, 12, 0, 0) / 1000 + 0.5);
     expect(val(s, 'vega_current_timestamp_seconds')).toBeCloseTo(Date.UTC(2024, 9, 1, 12, 0, 1) / 1000 + 0.123456789, 6);
-    expect(val(s, 'vega_chain_orders_total')).toBe(18446744073709551615);
+    expect(val(s, 'vega_chain_orders_total')).toBe(2 ** 64); // u64 max, as the nearest float64
     expect(val(s, 'vega_chain_trades_total')).toBe(9007199254740992);
     expect(val(s, 'vega_peers')).toBe(7);
     expect(val(s, 'vega_epoch')).toBe(42);

@@ -47,7 +47,7 @@ function harness(o: { identity?: CollectorIdentity; scope?: string; targets?: st
     logs,
     store,
     calls,
-    collect: ok() as Collect,
+    collect: ok(),
     scrape: () => Scrape.fromStore(store),
     runner: undefined as unknown as CollectorRunner,
   };
@@ -77,7 +77,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
 }
 
 /** A collect that only ends when its signal aborts, with the signal's reason. */
-const hang: Collect = (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+const hang: Collect = (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
 
 describe('CollectorRunner.runOnce', () => {
   it('counts as attempted for readiness once its first poll has run 5 s, before the deadline (issue 34, item 7)', async () => {

@@ -74,7 +74,7 @@ describe('converters', () => {
     expect(rfc3339Seconds('2023-05-31T15:06:26Z', 'f')).toBe(Date.UTC(2023, 4, 31, 15, 6, 26) / 1000);
     expect(rfc3339Seconds('2023-05-31T15:06:26.5Z', 'f')).toBe(Date.UTC(2023, 4, 31, 15, 6, 26) / 1000 + 0.5);
     const v = rfc3339Seconds('2023-05-31T15:06:26.962283107Z', 'f')!;
-    expect(v).toBeCloseTo(1685545586.962283107, 6);
+    expect(v).toBeCloseTo(1685545586.9622831, 6);
     expect(rfc3339Seconds('2023-05-31T17:06:26+02:00', 'f')).toBe(Date.UTC(2023, 4, 31, 15, 6, 26) / 1000);
   });
 
@@ -82,7 +82,7 @@ describe('converters', () => {
     expect(rfc3339Seconds('', 'f')).toBeUndefined();
     expect(rfc3339Seconds('0001-01-01T00:00:00Z', 'f')).toBeUndefined();
     expect(unixNsSeconds('0', 'f')).toBeUndefined();
-    expect(unixNsSeconds('1727784000123456789', 'f')).toBeCloseTo(1727784000.123456789, 6);
+    expect(unixNsSeconds('1727784000123456789', 'f')).toBeCloseTo(1727784000.1234567, 6);
     expect(decimal('', 'f')).toBeUndefined();
   });
 

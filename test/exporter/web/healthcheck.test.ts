@@ -137,7 +137,7 @@ describe('healthcheck subcommand', () => {
   it('--help describes it and probes nothing', async () => {
     const writes: string[] = [];
     const orig = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((c: string) => (writes.push(String(c)), true)) as typeof process.stdout.write;
+    process.stdout.write = (c: string) => (writes.push(String(c)), true);
     try {
       expect(await main(['healthcheck', '--help'])).toBe(0);
     } finally {
