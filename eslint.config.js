@@ -30,6 +30,6 @@ export default defineConfig(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
-  // This file is plain JavaScript outside tsconfig.json: no type information for it.
-  { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
+  // Plain JavaScript (this file, the build-info script) outside tsconfig.json: no type information for it.
+  { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
 );

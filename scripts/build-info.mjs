@@ -2,6 +2,7 @@
 // `unknown` outside git (the image builds without .git). Plain Node: the image's build stage runs it.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import process from 'node:process';
 
 const git = (...args) => {
   try {

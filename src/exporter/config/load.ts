@@ -210,8 +210,10 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
     else if (rest.length === 0) break;
     else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(rest.shift())];
-    else if (s instanceof z.ZodArray) (s = s.element as z.ZodType), rest.shift();
-    else if (s instanceof z.ZodRecord) (s = s.valueType as z.ZodType), rest.shift();
+    else if (s instanceof z.ZodArray || s instanceof z.ZodRecord) {
+      s = (s instanceof z.ZodArray ? s.element : s.valueType) as z.ZodType;
+      rest.shift();
+    }
     else return [];
     if (!s) return [];
   }

@@ -46,7 +46,7 @@ const webSchema = z
     /** Where the metrics are served (--web.telemetry-path). */
     telemetry_path: z
       .string()
-      .regex(/^\/[A-Za-z0-9._~\/-]*$/, { error: 'expected a path such as /metrics' })
+      .regex(/^\/[A-Za-z0-9._~/-]*$/, { error: 'expected a path such as /metrics' })
       .refine((p) => !OTHER_ROUTES.includes(p), { error: `expected a path other than ${OTHER_ROUTES.join(', ')}` })
       .default('/metrics'),
     max_connections: z.number().int().positive().default(256),
