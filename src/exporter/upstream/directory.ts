@@ -31,6 +31,15 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
   };
 }
 
+/** Markets (and assets) remembered at most: more than any network lists, so a node cannot grow it. */
+export const MAX_MARKETS = 10_000;
+
+/** Set `key`, forgetting the oldest entry when the map is full. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= MAX_MARKETS) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
 export class Directory {
   readonly markets = new Map<string, MarketFacts>();
   private readonly assets = new Map<string, number | null>();
@@ -48,7 +57,7 @@ export class Directory {
   setMarkets(list: readonly MarketFacts[]): void {
     this.markets.clear();
     // An id far longer than any real one (64 hex) is never looked up: not worth holding.
-    for (const m of list) if (m.id.length <= 256) this.markets.set(m.id, m);
+    for (const m of list) if (m.id.length <= 256) remember(this.markets, m.id, m);
   }
 
   /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */
@@ -58,7 +67,8 @@ export class Directory {
     try {
       const res = await client.get(`/api/v2/market/${encodeURIComponent(id)}`, [], 'markets', signal);
       const facts = marketFacts(obj(obj(res.json, 'body').market, 'market'), 'market');
-      this.markets.set(id, facts);
+      // Lookups add to the list between polls of the markets collector (or without it): bounded.
+      remember(this.markets, id, facts);
       return facts;
     } catch (err) {
       // No such market, or an answer we cannot read: its values stay unscaled, i.e. absent.
@@ -75,12 +85,12 @@ export class Directory {
       const res = await client.get(`/api/v2/asset/${id}`, [], 'assets', signal);
       const details = obj(obj(obj(res.json, 'body').asset, 'asset').details, 'asset.details');
       const d = Number(u64(details.decimals, 'asset.details.decimals'));
-      this.assets.set(id, d);
+      remember(this.assets, id, d);
       return d;
     } catch (err) {
       if (err instanceof FieldError) return undefined; // unreadable answer: money series absent this poll
       if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400 || err.status === 501)) {
-        this.assets.set(id, null); // no such asset (or no asset endpoint): money series stay absent
+        remember(this.assets, id, null); // no such asset (or no asset endpoint): money series stay absent
         return undefined;
       }
       throw err;
