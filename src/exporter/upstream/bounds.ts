@@ -11,6 +11,8 @@ export interface BodyBound {
   bytes: number;
   /** Objects, arrays, strings (keys included) and elements, counted by their separators. */
   tokens: number;
+  /** Objects and arrays: what a parse costs most for. */
+  containers: number;
   /** Elements of any one array. */
   items: number;
 }
@@ -21,17 +23,19 @@ export const MAX_DEPTH = 32;
 const KIB = 1024;
 
 /** One message: statistics, info, epoch, network data, an asset, a market, an order. */
-const SINGLE: BodyBound = { bytes: 256 * KIB, tokens: 20_000, items: 1_000 };
+const SINGLE: BodyBound = { bytes: 256 * KIB, tokens: 20_000, containers: 2_000, items: 1_000 };
 
-/** A row's bound on each list, and how many rows an unpaginated list may hold. */
-const ROWS: Record<string, { bytes: number; tokens: number }> = {
-  markets: { bytes: 16 * KIB, tokens: 1_000 },
-  markets_data: { bytes: 4 * KIB, tokens: 300 },
-  positions: { bytes: 2 * KIB, tokens: 100 },
-  parties: { bytes: KIB, tokens: 50 },
-  rotations: { bytes: KIB, tokens: 50 },
-  signatures: { bytes: 2 * KIB, tokens: 50 },
-  networkhistory_segments: { bytes: KIB, tokens: 50 },
+type Row = Omit<BodyBound, 'items'>;
+
+/** A row's bound on each list: about one and a half times the largest row of the contract fixtures. */
+const ROWS: Record<string, Row> = {
+  markets: { bytes: 16 * KIB, tokens: 600, containers: 80 },
+  markets_data: { bytes: 4 * KIB, tokens: 200, containers: 20 },
+  positions: { bytes: 2 * KIB, tokens: 60, containers: 4 },
+  parties: { bytes: KIB, tokens: 30, containers: 4 },
+  rotations: { bytes: KIB, tokens: 30, containers: 4 },
+  signatures: { bytes: 2 * KIB, tokens: 30, containers: 4 },
+  networkhistory_segments: { bytes: KIB, tokens: 40, containers: 4 },
 };
 
 /** Unpaginated lists (`/markets`, markets data, segments) hold at most this many rows. */
@@ -47,9 +51,9 @@ export function bodyBound(endpoint: string, pageSize: number | undefined, maxByt
   return { ...bound, bytes: Math.min(maxBytes, bound.bytes) };
 }
 
-function listBound(row: { bytes: number; tokens: number }, rows: number): BodyBound {
+function listBound(row: Row, rows: number): BodyBound {
   // A node may send more rows than asked: any one array may hold a full unpaginated list.
-  return { bytes: rows * row.bytes + SINGLE.bytes, tokens: rows * row.tokens + SINGLE.tokens, items: MAX_LIST_ROWS };
+  return { bytes: rows * row.bytes + SINGLE.bytes, tokens: rows * row.tokens + SINGLE.tokens, containers: rows * row.containers + SINGLE.containers, items: MAX_LIST_ROWS };
 }
 
 /**
@@ -61,6 +65,7 @@ export function checkShape(buf: Uint8Array, bound: BodyBound, endpoint: string):
   const arrayItems = new Int32Array(MAX_DEPTH + 1); // per open container: elements so far, -1 for an object
   let depth = 0;
   let tokens = 0;
+  let containers = 0;
   let inString = false;
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i]!;
@@ -74,6 +79,7 @@ export function checkShape(buf: Uint8Array, bound: BodyBound, endpoint: string):
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > MAX_DEPTH) throw tooComplex(endpoint, `nests deeper than ${MAX_DEPTH} levels`);
       arrayItems[depth] = c === 0x5b ? 1 : -1;
+      if (++containers > bound.containers) throw tooComplex(endpoint, `holds more than ${bound.containers} objects and arrays`);
     } else if (c === 0x7d || c === 0x5d) {
       if (depth > 0) depth--;
       continue;

@@ -37,7 +37,7 @@ function timed(f: () => unknown): number {
 }
 
 describe('a structural scan before JSON.parse', () => {
-  const bound = { bytes: Infinity, tokens: 1_000, items: 100 };
+  const bound = { bytes: Infinity, tokens: 1_000, containers: 50, items: 100 };
   const scan = (s: string): string | undefined => {
     try {
       checkShape(Buffer.from(s), bound, 'x');
@@ -54,6 +54,7 @@ describe('a structural scan before JSON.parse', () => {
     expect(scan(`[${Array(101).fill(0).join(',')}]`)).toMatch(/more than 100 elements/);
     // 100 elements in each of 20 arrays: 2,000 separators, beyond 1,000 tokens.
     expect(scan(`[${Array(20).fill(`[${Array(100).fill(0).join(',')}]`).join(',')}]`)).toMatch(/more than 1000 JSON tokens/);
+    expect(scan(`[${Array(50).fill('{}').join(',')}]`)).toMatch(/more than 50 objects and arrays/);
     expect(scan(`{"a":"${'[,{'.repeat(5000)}\\"]]]"}`)).toBeUndefined();
     // Objects' members are not elements of an array.
     expect(scan(`{${Array.from({ length: 200 }, (_, i) => `"k${i}":1`).join(',')}}`)).toBeUndefined();
