@@ -45,6 +45,15 @@ export const DEFAULT_MAX_BACKOFF_MS = 10 * 60_000;
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
+/** Statuses counted by their code: those the client handles apart; the others by class (`4xx`). */
+const COUNTED_STATUS = new Set([200, 400, 403, 404, 501, ...RETRYABLE_STATUS]);
+
+/** A status as a label value: a node cannot mint a series per code. */
+export function statusLabel(status: number): string {
+  if (COUNTED_STATUS.has(status)) return String(status);
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
+
 export class DatanodeClient {
   private readonly pool: Pool;
   private readonly base: URL;
@@ -144,7 +153,7 @@ export class DatanodeClient {
       this.opts.onRequest?.(endpoint, 'error');
       throw classify(endpoint, err, signal);
     }
-    this.opts.onRequest?.(endpoint, String(res.statusCode));
+    this.opts.onRequest?.(endpoint, statusLabel(res.statusCode));
     let raw: Buffer | undefined = await this.body(res, bound.bytes, endpoint, signal);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     try {
