@@ -44,12 +44,13 @@ export async function walkPages(
     }
     const page = await fetchPage(after);
     pages++;
-    if ((await onPage(page)) === false) return { pages, truncated: 'row_cap', lastCursor: page.pageInfo.endCursor || after };
+    const more = await onPage(page);
     const next = page.pageInfo.endCursor;
     // An empty page, or one without a cursor to follow, ends the walk whatever hasNextPage says.
     if (!page.pageInfo.hasNextPage || page.edges.length === 0 || next === '') {
       return { pages, truncated: undefined, lastCursor: next !== '' ? next : after };
     }
+    if (more === false) return { pages, truncated: 'row_cap', lastCursor: next };
     after = next;
   }
 }

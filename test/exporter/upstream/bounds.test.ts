@@ -130,6 +130,14 @@ describe('pages processed as they come (item 3)', () => {
     expect(counts).toMatchObject({ pages: 20, truncated: 'page_cap' });
   });
 
+  it('a list that ends on the page that passes the guard is complete, not truncated', async () => {
+    const edges = Array.from({ length: 10 }, (_, i) => ({ node: market(hex64(i)), cursor: 'c' }));
+    const { client } = await node({ '/api/v2/markets': (_q, res) => json(res, JSON.stringify({ markets: { edges, pageInfo: { hasNextPage: false, endCursor: 'c' } } })) });
+    const r = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: false }, new Directory()).collect(ctx(client, 100));
+    expect(r).toMatchObject({ pages: 1, truncated: undefined });
+    expect(r.samples.find((s) => s.metric.name === 'vega_markets_over_limit')?.value).toBe(1);
+  });
+
   it('positions look up at most LOOKUPS_PER_POLL unknown markets a poll', async () => {
     const rows = Array.from({ length: 30 }, (_, i) => ({ node: { marketId: hex64(i, 'd'), partyId: hex64(1, 'c'), openVolume: '1', realisedPnl: '0', unrealisedPnl: '0', averageEntryPrice: '1', lossSocialisationAmount: '0', positionStatus: 'POSITION_STATUS_UNSPECIFIED', updatedAt: '0' }, cursor: 'c' }));
     // Unknown paths, the market lookups among them, are 404 with a node error.
