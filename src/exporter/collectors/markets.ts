@@ -165,7 +165,7 @@ export class MarketTally {
     this.allow = new Set(opts.allow);
   }
 
-  /** Take one page; false once the rest of the list cannot change what is exported. */
+  /** Take one page; false once the walk should stop. */
   add(page: readonly unknown[], path: (i: number) => string): boolean {
     this.rows += page.length;
     page.forEach((raw, i) => {
@@ -181,9 +181,8 @@ export class MarketTally {
       if (this.opts.countsOnly || this.over()) this.kept = [];
       else this.kept.push(v);
     });
-    // With no allow list every market is selected: past the guard, further pages change nothing exported but counts.
-    const decided = this.allow.size === 0 && !this.opts.countsOnly && this.over();
-    return !decided && this.rows <= MAX_MARKETS; // no network lists more: the walk stops whatever the guard
+    // Further pages only add to the counts; no network lists more than MAX_MARKETS.
+    return this.rows <= MAX_MARKETS;
   }
 
   samples(target: string): Sample[] {
@@ -218,6 +217,9 @@ function codeOf(m: Json): string {
   return typeof ins?.code === 'string' ? ins.code : '';
 }
 
+/** Markets asked for a page. */
+export const MARKETS_PAGE = 500;
+
 export class MarketsCollector implements Collector {
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
   private useV2 = false;
@@ -240,7 +242,9 @@ export class MarketsCollector implements Collector {
       }
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
-      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => tally.add(nodes, (i) => `markets[${i}]`));
+      // Small pages: a market is a large row, and a page blocks the exporter while it is parsed.
+      const walk = { ...ctx, pageSize: Math.min(ctx.pageSize, MARKETS_PAGE) };
+      const r = await walkConnection(walk, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => tally.add(nodes, (i) => `markets[${i}]`));
       pages = r.pages;
       truncated = r.truncated;
     }

@@ -84,7 +84,7 @@ const httpSchema = z
     retries: z.number().int().min(0).max(10).default(2),
     /** Longest back-off a node's RateLimit-Reset / Retry-After can impose; a reload lifts it. */
     max_backoff: duration.prefault('10m'),
-    page_size: z.number().int().min(1).max(5000).default(1000),
+    page_size: z.number().int().min(1).max(5000).default(5000),
     max_pages: z.number().int().min(1).default(100),
   })
   .prefault({});

@@ -4,7 +4,7 @@
  * lookups capped per poll, a bounded market directory. Against hostile nodes of the tests' own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MarketsCollector, marketsSamples } from '../../../src/exporter/collectors/markets.js';
+import { MARKETS_PAGE, MarketsCollector, marketsSamples } from '../../../src/exporter/collectors/markets.js';
 import { PositionsCollector } from '../../../src/exporter/collectors/positions.js';
 import { LOOKUPS_PER_POLL } from '../../../src/exporter/collectors/market-data.js';
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
@@ -118,17 +118,17 @@ describe('pages processed as they come (item 3)', () => {
     };
   }
 
-  it('the markets walk stops once the markets exceed max_markets; counts only walks on', async () => {
-    const { node: n, client } = await node({ '/api/v2/markets': endless(5) });
-    const r = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: false }, new Directory()).collect(ctx(client, 5, 20));
-    // 10 markets are past the guard of 7: the third page is never asked for (before: all 20).
-    expect(n.counts.get('/api/v2/markets')).toBe(2);
-    expect(r).toMatchObject({ pages: 2, truncated: 'row_cap' });
+  it('the markets walk keeps no market past the guard, and stops past MAX_MARKETS markets', async () => {
+    const { node: n, client } = await node({ '/api/v2/markets': endless(MARKETS_PAGE) });
+    const r = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: false }, new Directory()).collect(ctx(client, 5000, 100));
+    // Pages of MARKETS_PAGE however large http.page_size; the page that passes MAX_MARKETS is the last (before: all 100).
+    const pages = Math.floor(MAX_MARKETS / MARKETS_PAGE) + 1;
+    expect(n.counts.get('/api/v2/markets')).toBe(pages);
+    expect(r).toMatchObject({ pages, truncated: 'row_cap' });
     expect(r.samples.find((s) => s.metric.name === 'vega_markets_over_limit')?.value).toBe(1);
+    expect(r.samples.filter((s) => s.metric.name === 'vega_markets').reduce((a, s) => a + s.value, 0)).toBe(pages * MARKETS_PAGE);
     expect(r.samples.filter((s) => s.metric.name === 'vega_market_info')).toHaveLength(0);
-    const counts = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: true }, new Directory()).collect(ctx(client, 5, 20));
-    expect(counts).toMatchObject({ pages: 20, truncated: 'page_cap' });
-  });
+  }, 60_000);
 
   it('a list that ends on the page that passes the guard is complete, not truncated', async () => {
     const edges = Array.from({ length: 10 }, (_, i) => ({ node: market(hex64(i)), cursor: 'c' }));
