@@ -11,7 +11,7 @@ import { marketGuardConfig } from '../config/fields.js';
 import { FieldError } from '../errors.js';
 import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import type { Sample } from '../exposition/labels.js';
-import { EnumLabels, oneHot } from '../upstream/scale.js';
+import { EnumLabels, oneHot, OTHER_ENUM_VALUE } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
@@ -26,6 +26,8 @@ export interface Scaling { market: MarketFacts; assetDecimals?: number | undefin
 
 const PRICES = [['mark', 'markPrice'], ['last_traded', 'lastTradedPrice'], ['mid', 'midPrice'], ['indicative', 'indicativePrice'], ['best_bid', 'bestBidPrice'], ['best_offer', 'bestOfferPrice']] as const;
 const VOLUMES = [['best_bid', 'bestBidVolume'], ['best_offer', 'bestOfferVolume'], ['indicative', 'indicativeVolume']] as const;
+/** Price-monitoring horizons exported by name per market; real markets have a handful. */
+export const MAX_HORIZONS = 8;
 /** No auction trigger: the only value that means "not in an auction". */
 const NO_TRIGGER = 'AUCTION_TRIGGER_UNSPECIFIED';
 /** v0.79's auction triggers; others are exported by name up to EnumLabels' cap, then as `other`. */
@@ -97,7 +99,9 @@ export function boundsByHorizon(d: Json, path: string): Map<string, HorizonBound
   arr(d.priceMonitoringBounds ?? [], `${path}.priceMonitoringBounds`).forEach((raw, i) => {
     const p = `${path}.priceMonitoringBounds[${i}]`;
     const b = obj(raw, p);
-    const horizon = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
+    const sent = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
+    // A few horizons by name, then one `other` bucket: a node cannot mint series per bound.
+    const horizon = out.has(sent) || out.size < MAX_HORIZONS ? sent : OTHER_ENUM_VALUE;
     const min = amount(b.minValidPrice, `${p}.minValidPrice`);
     const max = amount(b.maxValidPrice, `${p}.maxValidPrice`);
     if (b.active !== undefined && typeof b.active !== 'boolean') throw new FieldError(`${p}.active`, 'a boolean', b.active);

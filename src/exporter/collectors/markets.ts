@@ -11,7 +11,7 @@ import { walkConnection } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
-import { marketFacts, type Directory, type MarketFacts } from '../upstream/directory.js';
+import { marketFacts, MAX_MARKETS, type Directory, type MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
@@ -162,45 +162,78 @@ export const MAX_TRIGGERS = 16;
  * field still counts, but its per-market series are skipped. Skips are recorded in `skips`.
  */
 export function marketsSamples(target: string, markets: readonly unknown[], opts: MarketOptions, skips = new RowSkips()): Sample[] {
-  const out: Sample[] = [];
-  const good = validMarkets(markets, skips);
-  const byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
-  const byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
-  // Unknown states and modes: a few by name, then `other` (a node cannot mint a series per market).
-  const enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
-  for (const { state, mode } of good) {
-    const s = enums.state.label(state);
-    const t = enums.mode.label(mode);
-    byState.set(s, (byState.get(s) ?? 0) + 1);
-    byMode.set(t, (byMode.get(t) ?? 0) + 1);
-  }
-  for (const [s, n] of byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
-  for (const [t, n] of byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
-
-  const allow = new Set(opts.allow);
-  const selected = allow.size === 0 ? good : good.filter(({ m }) => allow.has(String(m.id)) || allow.has(codeOf(m)));
-  const over = selected.length > opts.maxMarkets;
-  out.push({ metric: M.marketsOverLimit, values: [target], value: over ? 1 : 0 });
-  if (!opts.countsOnly && !over) {
-    for (const { m, path } of selected) out.push(...(skips.row(() => marketSamples(target, m, path, enums)) ?? []));
-  }
-  return out;
+  const tally = new MarketTally(opts, skips);
+  tally.add(markets, (i) => `markets[${i}]`);
+  return tally.samples(target);
 }
 
 interface ValidMarket { m: Json; path: string; state: string; mode: string; facts: MarketFacts }
 
-/** The markets whose identity, state, mode and decimals parse; the others are skipped. */
-export function validMarkets(markets: readonly unknown[], skips: RowSkips): ValidMarket[] {
-  const good = new Map<string, ValidMarket>();
-  markets.forEach((raw, i) => {
-    const path = `markets[${i}]`;
-    const v = skips.row(() => {
-      const m = obj(raw, path);
-      return { m, path, state: enumValue(m.state, `${path}.state`), mode: enumValue(m.tradingMode, `${path}.tradingMode`), facts: marketFacts(m, path) };
+/**
+ * One poll's markets, taken a page at a time as they arrive: counts by state and mode, each
+ * market's scaling facts, and the allowed markets' rows only while they are within the guard, so
+ * what a poll holds is bounded by the guard, not by what the node sends.
+ */
+export class MarketTally {
+  readonly facts: MarketFacts[] = [];
+  private readonly seen = new Set<string>();
+  private readonly byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
+  private readonly byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
+  // Unknown states and modes: a few by name, then `other` (a node cannot mint a series per market).
+  private readonly enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
+  private readonly allow: Set<string>;
+  private kept: ValidMarket[] = [];
+  private selected = 0;
+  private rows = 0;
+
+  constructor(private readonly opts: MarketOptions, private readonly skips: RowSkips) {
+    this.allow = new Set(opts.allow);
+  }
+
+  /** Take one page; false once the walk should stop. */
+  add(page: readonly unknown[], path: (i: number) => string): boolean {
+    this.rows += page.length;
+    page.forEach((raw, i) => {
+      const v = this.skips.row(() => validMarket(raw, path(i)));
+      if (!v || this.seen.has(v.facts.id)) return; // a market listed twice counts once
+      this.seen.add(v.facts.id);
+      this.facts.push(v.facts);
+      this.count(this.byState, this.enums.state.label(v.state));
+      this.count(this.byMode, this.enums.mode.label(v.mode));
+      if (this.allow.size > 0 && !this.allow.has(v.facts.id) && !this.allow.has(codeOf(v.m))) return;
+      this.selected++;
+      // Beyond the guard no per-market series is exported: the rows need not be held.
+      if (this.opts.countsOnly || this.over()) this.kept = [];
+      else this.kept.push(v);
     });
-    if (v && !good.has(v.facts.id)) good.set(v.facts.id, v); // a market listed twice counts once
-  });
-  return [...good.values()];
+    // Further pages only add to the counts; no network lists more than MAX_MARKETS.
+    return this.rows <= MAX_MARKETS;
+  }
+
+  samples(target: string): Sample[] {
+    const out: Sample[] = [];
+    for (const [s, n] of this.byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
+    for (const [t, n] of this.byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
+    out.push({ metric: M.marketsOverLimit, values: [target], value: this.over() ? 1 : 0 });
+    for (const { m, path } of this.kept) {
+      for (const sample of this.skips.row(() => marketSamples(target, m, path, this.enums)) ?? []) out.push(sample);
+    }
+    return out;
+  }
+
+  private over(): boolean {
+    return this.selected > this.opts.maxMarkets;
+  }
+
+  private count(map: Map<string, number>, key: string): void {
+    map.set(key, (map.get(key) ?? 0) + 1);
+  }
+}
+
+/** A market whose identity, state, mode and decimals parse; a FieldError otherwise. */
+function validMarket(raw: unknown, path: string): ValidMarket {
+  const m = obj(raw, path);
+  return { m, path, state: enumValue(m.state, `${path}.state`), mode: enumValue(m.tradingMode, `${path}.tradingMode`), facts: marketFacts(m, path) };
 }
 
 function codeOf(m: Json): string {
@@ -209,6 +242,9 @@ function codeOf(m: Json): string {
   return typeof ins?.code === 'string' ? ins.code : '';
 }
 
+/** Markets asked for a page. */
+export const MARKETS_PAGE = 500;
+
 export class MarketsCollector implements Collector {
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
   private useV2 = false;
@@ -216,28 +252,29 @@ export class MarketsCollector implements Collector {
   constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
-    let markets: unknown[];
+    const skips = new RowSkips();
+    const tally = new MarketTally(this.opts, skips);
     let pages: number | undefined;
     let truncated;
     if (!this.useV2) {
       try {
         const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
-        markets = arr(obj(res.json, 'body').markets, 'markets');
+        tally.add(arr(obj(res.json, 'body').markets, 'markets'), (i) => `markets[${i}]`);
       } catch (err) {
         if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
         this.useV2 = true;
         return this.collect(ctx);
       }
     } else {
-      markets = [];
-      // A market repeated across pages is counted once by validMarkets().
-      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => void markets.push(...nodes));
+      // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
+      // Small pages: a market is a large row, and a page blocks the exporter while it is parsed.
+      const walk = { ...ctx, pageSize: Math.min(ctx.pageSize, MARKETS_PAGE) };
+      const r = await walkConnection(walk, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => tally.add(nodes, (i) => `markets[${i}]`));
       pages = r.pages;
       truncated = r.truncated;
     }
-    const skips = new RowSkips();
-    const samples = marketsSamples(ctx.target, markets, this.opts, skips);
-    this.directory.setMarkets(validMarkets(markets, new RowSkips()).map((v) => v.facts));
+    const samples = tally.samples(ctx.target);
+    this.directory.setMarkets(tally.facts);
     return { samples, skipped: skips.list, ...(pages !== undefined ? { pages, truncated } : {}) };
   }
 }

@@ -4,6 +4,8 @@ import { anyId, idListConfig } from '../config/fields.js';
 import { enumValue, id as readId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
 import type { Sample } from '../exposition/labels.js';
+import { EnumLabels } from '../upstream/scale.js';
+import { NODE_SIGNATURE_KIND } from '../../shared/enums.js';
 import { defineCollector, watchesListedIds } from './define.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
@@ -16,6 +18,8 @@ export class NodeSignaturesCollector implements Collector {
     let pages = 0;
     let truncated: Truncation;
     const skips = new RowSkips();
+    // Unknown kinds: a few by name, then `other` (a node cannot mint a series per signature).
+    const kinds = new EnumLabels(NODE_SIGNATURE_KIND);
     for (const id of this.ids) {
       const byKind = new Map<string, number>();
       const sigs = new Set<string>();
@@ -24,7 +28,7 @@ export class NodeSignaturesCollector implements Collector {
           const row = skips.row(() => {
             const n = obj(node, at(i));
             readId(n.id, `${at(i)}.id`); // the resource id: a row that names none is not trusted
-            return { sig: str(n.sig, `${at(i)}.sig`), kind: enumValue(n.kind, `${at(i)}.kind`) };
+            return { sig: str(n.sig, `${at(i)}.sig`), kind: kinds.label(enumValue(n.kind, `${at(i)}.kind`)) };
           });
           if (!row || sigs.has(row.sig)) return; // bad, or repeated across pages
           sigs.add(row.sig);

@@ -1,7 +1,7 @@
 /**
  * Positions of the listed parties and/or markets: GET /api/v2/positions with repeated filters, all
  * pages. Volume and price are scaled by the market's decimals (from the markets collector, or one
- * lookup per unknown market); money fields by the settlement asset's decimals (from the config, or
+ * lookup per unknown market, a few a poll); money fields by the settlement asset's decimals (from the config, or
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
 import { z } from 'zod';
@@ -14,6 +14,7 @@ import { oneHot } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector, watchesListedIds } from './define.js';
+import { LOOKUPS_PER_POLL } from './market-data.js';
 import { RowSkips } from './rows.js';
 import type { CollectContext, CollectResult, Collector } from './types.js';
 
@@ -89,24 +90,31 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 }
 
 export class PositionsCollector implements Collector {
-  constructor(private readonly partyIds: readonly string[], private readonly marketIds: readonly string[], private readonly directory: Directory) {}
+  /** `rowLimit`: the scope's series limit; a walk past it stops, as the series would be cut anyway. */
+  constructor(private readonly partyIds: readonly string[], private readonly marketIds: readonly string[], private readonly directory: Directory, private readonly rowLimit = Infinity) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
-    const rows = new Map<string, PositionRow>();
+    const seen = new Set<string>();
     const skips = new RowSkips();
-    const filters: [string, string][] = [...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]), ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string])];
-    const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, (nodes, at) => {
-      nodes.forEach((n, i) => {
-        const p = skips.row(() => parsePosition(n, at(i)));
-        if (p) rows.set(`${p.marketId}/${p.partyId}`, p); // a row repeated across pages counts once
-      });
-    });
     const samples: Sample[] = [];
-    for (const p of rows.values()) {
-      const market = await this.directory.market(ctx.client, p.marketId, ctx.signal);
-      const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
-      samples.push(...positionSamples(ctx.target, p, market, decimals));
-    }
+    let lookups = 0;
+    const filters: [string, string][] = [...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]), ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string])];
+    // Each page is turned into samples as it arrives; only the keys of the rows seen are kept.
+    const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
+      for (let i = 0; i < nodes.length; i++) {
+        const p = skips.row(() => parsePosition(nodes[i], at(i)));
+        if (!p || seen.has(`${p.marketId}/${p.partyId}`)) continue; // a row repeated across pages counts once
+        seen.add(`${p.marketId}/${p.partyId}`);
+        let market = this.directory.markets.get(p.marketId);
+        if (!market && lookups < LOOKUPS_PER_POLL) {
+          lookups++;
+          market = await this.directory.market(ctx.client, p.marketId, ctx.signal);
+        }
+        const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
+        for (const sample of positionSamples(ctx.target, p, market, decimals)) samples.push(sample);
+      }
+      return seen.size + skips.total <= this.rowLimit;
+    });
     return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }
 }
@@ -127,8 +135,9 @@ export default defineCollector({
     })
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
-  create: (c, { directory }) => {
+  create: (c, deps) => {
+    const { directory } = deps;
     directory.knowAssets(c.asset_decimals);
-    return new PositionsCollector(c.party_ids, c.market_ids, directory);
+    return new PositionsCollector(c.party_ids, c.market_ids, directory, deps.seriesLimit);
   },
 });

@@ -237,9 +237,9 @@ export class CollectorRunner {
     this.o.onApplied?.(this);
   }
 
-  private countSkips(skipped: readonly { reason: string; field: string }[]): void {
-    for (const { reason, field } of skipped) {
-      this.state.skipped.set(reason, (this.state.skipped.get(reason) ?? 0) + 1);
+  private countSkips(skipped: readonly { reason: string; field: string; rows?: number }[]): void {
+    for (const { reason, field, rows } of skipped) {
+      this.state.skipped.set(reason, (this.state.skipped.get(reason) ?? 0) + (rows ?? 1));
       const key = `${reason}\u0000${field}`;
       if (this.loggedSkips.has(key)) continue;
       this.loggedSkips.add(key);

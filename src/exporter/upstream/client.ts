@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, sleep, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
+import { bodyBound, checkShape, type BodyBound } from './bounds.js';
 import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
@@ -20,6 +21,7 @@ export interface ClientOptions {
   bodyTimeoutMs: number;
   /** Per-request deadline (the poll's own deadline may be shorter). */
   requestTimeoutMs: number;
+  /** The configured cap; an endpoint's own bound (bounds.ts) is often lower. */
   maxResponseBytes: number;
   requestsPerSecond: number;
   burst: number;
@@ -42,6 +44,15 @@ export interface Response {
 export const DEFAULT_MAX_BACKOFF_MS = 10 * 60_000;
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+/** Statuses counted by their code: those the client handles apart; the others by class (`4xx`). */
+const COUNTED_STATUS = new Set([200, 400, 403, 404, 501, ...RETRYABLE_STATUS]);
+
+/** A status as a label value: a node cannot mint a series per code. */
+export function statusLabel(status: number): string {
+  if (COUNTED_STATUS.has(status)) return String(status);
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
 
 export class DatanodeClient {
   private readonly pool: Pool;
@@ -85,6 +96,8 @@ export class DatanodeClient {
 
   async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal): Promise<Response> {
     const fullPath = this.pathFor(path, query);
+    const first = query.find(([k]) => k === 'pagination.first');
+    const bound = bodyBound(endpoint, first ? Number(first[1]) : undefined, this.opts.maxResponseBytes);
     let attempt = 0;
     for (;;) {
       const wait = this.pacer.blockedUntil - Date.now();
@@ -95,7 +108,7 @@ export class DatanodeClient {
       }
       await this.pacer.bucket.take(signal);
       try {
-        return await this.once(fullPath, endpoint, signal);
+        return await this.once(fullPath, bound, endpoint, signal);
       } catch (err) {
         if (signal.aborted) throw timeoutError(endpoint, signal.reason ?? err);
         if (err instanceof UpstreamHttpError) {
@@ -118,16 +131,16 @@ export class DatanodeClient {
     }
   }
 
-  private async once(path: string, endpoint: string, outer: AbortSignal): Promise<Response> {
+  private async once(path: string, bound: BodyBound, endpoint: string, outer: AbortSignal): Promise<Response> {
     const linked = linkedSignal([outer], this.opts.requestTimeoutMs, `${endpoint} request`);
     try {
-      return await this.request(path, endpoint, linked.signal);
+      return await this.request(path, bound, endpoint, linked.signal);
     } finally {
       linked.dispose();
     }
   }
 
-  private async request(path: string, endpoint: string, signal: AbortSignal): Promise<Response> {
+  private async request(path: string, bound: BodyBound, endpoint: string, signal: AbortSignal): Promise<Response> {
     let res;
     try {
       res = await this.pool.request({
@@ -140,19 +153,25 @@ export class DatanodeClient {
       this.opts.onRequest?.(endpoint, 'error');
       throw classify(endpoint, err, signal);
     }
-    this.opts.onRequest?.(endpoint, String(res.statusCode));
-    let raw: Buffer | undefined = await this.body(res, endpoint, signal);
+    this.opts.onRequest?.(endpoint, statusLabel(res.statusCode));
+    let raw: Buffer | undefined = await this.body(res, bound.bytes, endpoint, signal);
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    try {
+      checkShape(raw, bound, endpoint);
+    } catch (err) {
+      if (ok) throw err;
+      raw = Buffer.alloc(0); // an error body beyond the bound is not read: the status alone is decoded
+    }
     const bytes = raw.length;
     const text = raw.toString('utf8');
     raw = undefined; // not held while the text is parsed: a large body is then two copies, not three
     const json = parseJson(text, bytes, res.statusCode, endpoint);
-    if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(endpoint, res.statusCode, res.headers, json);
+    if (!ok) throw httpError(endpoint, res.statusCode, res.headers, json);
     return { status: res.statusCode, headers: res.headers, json };
   }
 
   /** The body, capped before and after gunzip; on any failure the rest is abandoned. */
-  private async body(res: Dispatcher.ResponseData, endpoint: string, signal: AbortSignal): Promise<Buffer> {
-    const cap = this.opts.maxResponseBytes;
+  private async body(res: Dispatcher.ResponseData, cap: number, endpoint: string, signal: AbortSignal): Promise<Buffer> {
     try {
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (declared > cap) throw tooLarge(endpoint, cap);

@@ -38,6 +38,15 @@ export function marketFacts(m: Record<string, unknown>, path: string): MarketFac
  */
 export const MAX_HELD_ID = 1024;
 
+/** Markets (and assets) remembered at most: more than any network lists, so a node cannot grow it. */
+export const MAX_MARKETS = 10_000;
+
+/** Set `key`, forgetting the oldest entry when the map is full. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= MAX_MARKETS) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
 export class Directory {
   readonly markets = new Map<string, MarketFacts>();
   private readonly assets = new Map<string, number | null>();
@@ -57,7 +66,7 @@ export class Directory {
     // Ids are any string, but one far longer than any id in service (64 hex) is not kept from one
     // poll to the next: a node sending 40 KB ids would hold megabytes here. Such a market is looked
     // up when needed (market() below), as a market the list did not name.
-    for (const m of list) if (m.id.length <= MAX_HELD_ID) this.markets.set(m.id, m);
+    for (const m of list) if (m.id.length <= MAX_HELD_ID) remember(this.markets, m.id, m);
   }
 
   /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */
@@ -67,7 +76,8 @@ export class Directory {
     try {
       const res = await client.get(`/api/v2/market/${pathSegment(id)}`, [], 'markets', signal);
       const facts = marketFacts(obj(obj(res.json, 'body').market, 'market'), 'market');
-      this.markets.set(id, facts);
+      // Lookups add to the list between polls of the markets collector (or without it): bounded.
+      remember(this.markets, id, facts);
       return facts;
     } catch (err) {
       // No such market, or an answer we cannot read: its values stay unscaled, i.e. absent.
@@ -84,12 +94,12 @@ export class Directory {
       const res = await client.get(`/api/v2/asset/${pathSegment(id)}`, [], 'assets', signal);
       const details = obj(obj(obj(res.json, 'body').asset, 'asset').details, 'asset.details');
       const d = Number(u64(details.decimals, 'asset.details.decimals'));
-      this.assets.set(id, d);
+      remember(this.assets, id, d);
       return d;
     } catch (err) {
       if (err instanceof FieldError) return undefined; // unreadable answer: money series absent this poll
       if (err instanceof UpstreamHttpError && (err.status === 404 || err.status === 400 || err.status === 501)) {
-        this.assets.set(id, null); // no such asset (or no asset endpoint): money series stay absent
+        remember(this.assets, id, null); // no such asset (or no asset endpoint): money series stay absent
         return undefined;
       }
       throw err;

@@ -15,7 +15,11 @@ export interface Page {
   pageInfo: PageInfo;
 }
 
-export type Truncation = 'page_cap' | 'cursor_loop' | undefined;
+/** `row_cap`: the caller stopped the walk, its rows beyond what it exports. */
+export type Truncation = 'page_cap' | 'cursor_loop' | 'row_cap' | undefined;
+
+/** What a page handler returns: `false` ends the walk there (reported as `row_cap`). */
+export type PageResult = void | boolean | Promise<void | boolean>;
 
 export interface WalkResult {
   pages: number;
@@ -26,7 +30,7 @@ export interface WalkResult {
 
 export async function walkPages(
   fetchPage: (after: string | undefined) => Promise<Page>,
-  onPage: (page: Page) => void,
+  onPage: (page: Page) => PageResult,
   opts: { maxPages: number; startAfter?: string },
 ): Promise<WalkResult> {
   const seen = new Set<string>();
@@ -40,12 +44,13 @@ export async function walkPages(
     }
     const page = await fetchPage(after);
     pages++;
-    onPage(page);
+    const more = await onPage(page);
     const next = page.pageInfo.endCursor;
     // An empty page, or one without a cursor to follow, ends the walk whatever hasNextPage says.
     if (!page.pageInfo.hasNextPage || page.edges.length === 0 || next === '') {
       return { pages, truncated: undefined, lastCursor: next !== '' ? next : after };
     }
+    if (more === false) return { pages, truncated: 'row_cap', lastCursor: next };
     after = next;
   }
 }
@@ -60,14 +65,16 @@ export interface ConnectionWalk {
 
 /**
  * Walk `GET path` oldest-first to the end: `{<key>: {edges:[{node}], pageInfo}}` pages, each page's
- * nodes handed to `onNodes` with the JSON path of the first (for error messages).
+ * nodes handed to `onNodes` as it arrives, with the JSON path of each (for error messages); it may
+ * end the walk by returning `false`.
  */
 export async function walkConnection(
   w: ConnectionWalk,
   req: { path: string; key: string; endpoint: string; query?: readonly [string, string][]; startAfter?: string },
-  onNodes: (nodes: unknown[], path: (i: number) => string) => void,
+  onNodes: (nodes: unknown[], path: (i: number) => string) => PageResult,
 ): Promise<WalkResult> {
   const { key } = req;
+  let nodes: unknown[] = [];
   return walkPages(
     async (after) => {
       const q: [string, string][] = [...(req.query ?? []), ['pagination.first', String(w.pageSize)], ['pagination.newestFirst', 'false']];
@@ -77,12 +84,16 @@ export async function walkConnection(
       if (raw === null) return { edges: [], pageInfo: { hasNextPage: false, endCursor: '' } }; // unset message: nothing listed
       const conn = obj(raw, key);
       const edges = arr(conn.edges, `${key}.edges`);
-      onNodes(edges.map((e, i) => obj(e, `${key}.edges[${i}]`).node), (i) => `${key}.edges[${i}].node`);
+      nodes = edges.map((e, i) => obj(e, `${key}.edges[${i}]`).node);
       const info = obj(conn.pageInfo, `${key}.pageInfo`);
       if (typeof info.hasNextPage !== 'boolean') throw new FieldError(`${key}.pageInfo.hasNextPage`, 'a boolean', info.hasNextPage);
       return { edges: edges as Page['edges'], pageInfo: { hasNextPage: info.hasNextPage, endCursor: str(info.endCursor, `${key}.pageInfo.endCursor`) } };
     },
-    () => {},
+    () => {
+      const page = nodes;
+      nodes = [];
+      return onNodes(page, (i) => `${key}.edges[${i}].node`);
+    },
     { maxPages: w.maxPages, ...(req.startAfter !== undefined ? { startAfter: req.startAfter } : {}) },
   );
 }

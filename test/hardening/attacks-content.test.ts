@@ -1,0 +1,166 @@
+/**
+ * Issue 34, HIGH items 1 and 3 against the exporter as the chart runs it: compiled, with the
+ * launch settings of its bin, a 256 MiB heap, its resident memory read from /proc and `/healthz`
+ * timed throughout. The pod must not be restarted: RSS under the chart's memory limit, every
+ * `/healthz` answered within the liveness probe's timeout. The data node is the tests' own.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
+import { removeDist, spawnExporter, type ExporterProcess } from '../helpers/process.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!().catch(() => {});
+});
+afterAll(() => removeDist());
+
+const values = readFileSync('helm/datanode-exporter/values.yaml', 'utf8');
+const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(values.split('limits:')[1]!)![1]);
+const LIVENESS_TIMEOUT_MS = 3_000;
+
+// The heap the chart's memory limit leaves room for; spawnExporter adds these flags to the launch settings.
+process.env.DNE_NODE_FLAGS = `--max-old-space-size=${CHART_MEMORY_LIMIT_MIB}`;
+
+const QUIET = { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, history_segments: { enabled: false } };
+
+/** RSS and `/healthz` latency, sampled until stopped. */
+function watch(p: ExporterProcess): { rss: () => number; healthz: () => number; stop: () => void } {
+  let rss = 0;
+  let healthz = 0;
+  let on = true;
+  const t = setInterval(() => {
+    try {
+      rss = Math.max(rss, p.rssMiB());
+    } catch {
+      /* exited */
+    }
+  }, 50);
+  void (async () => {
+    while (on) {
+      const start = performance.now();
+      await fetch(`${p.url}/healthz`, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text()).catch(() => {});
+      healthz = Math.max(healthz, performance.now() - start);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return { rss: () => rss, healthz: () => healthz, stop: () => ((on = false), clearInterval(t)) };
+}
+
+/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
+async function polled(node: HostileNode, path: string, n: number): Promise<void> {
+  const start = node.counts.get(path) ?? 0;
+  const end = Date.now() + 60_000;
+  while ((node.counts.get(path) ?? 0) < start + n) {
+    if (Date.now() > end) throw new Error(`${path} not polled in time`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+}
+
+const success = (text: string, collector: string): string | undefined => new RegExp(`^vega_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
+
+describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (item 1)', () => {
+  it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
+    const empties = (n: number): Buffer => Buffer.from(`[${'{},'.repeat(n - 1)}{}]`);
+    const hostile = {
+      statistics: Buffer.concat([Buffer.from('{"statistics":'), empties(10_000_000), Buffer.from('}')]),
+      markets: Buffer.from(`{"markets":${'['.repeat(16_000_000)}${']'.repeat(16_000_000)}}`),
+      market_data: Buffer.concat([Buffer.from('{"marketsData":'), empties(3_000_000), Buffer.from('}')]),
+    };
+    const sane = {
+      statistics: statisticsBody(),
+      markets: JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) }),
+      market_data: JSON.stringify({ marketsData: [] }),
+    };
+    let attacked: keyof typeof hostile | undefined;
+    const node = await hostileNode({
+      '/statistics': (_q, res) => json(res, attacked === 'statistics' ? hostile.statistics : sane.statistics, 200, STATISTICS_HEADERS),
+      '/api/v2/markets/data': (_q, res) => json(res, attacked === 'market_data' ? hostile.market_data : sane.market_data),
+      '/markets': (_q, res) => json(res, attacked === 'markets' ? hostile.markets : sane.markets),
+    });
+    cleanup.push(node.close);
+    const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '2s' }, market_data: { interval: '2s' } } });
+    cleanup.push(p.stop);
+    await polled(node, '/markets', 1);
+    const w = watch(p);
+    cleanup.push(async () => w.stop());
+    const paths = { statistics: '/statistics', markets: '/markets', market_data: '/api/v2/markets/data' } as const;
+    for (const collector of ['statistics', 'markets', 'market_data'] as const) {
+      attacked = collector;
+      await polled(node, paths[collector], 2);
+      const text = await (await fetch(`${p.url}/metrics`)).text();
+      expect(success(text, collector), collector).toBe('0');
+      for (const other of ['statistics', 'markets', 'market_data'].filter((c) => c !== collector)) expect(success(text, other), `${other} while ${collector} is attacked`).toBe('1');
+      attacked = undefined;
+      await polled(node, paths[collector], 1);
+    }
+    w.stop();
+    const lines = p.output().split('\n').filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
+    console.log(`item 1: max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms; log lines: ${lines.length}`);
+    // One line per attacked collector (two polls each), each naming what the body held too much of.
+    expect(lines, lines.join('\n')).toHaveLength(3);
+    for (const what of [/exceeds the 262144-byte cap/, /nests deeper than 32 levels/, /more than 5000 elements/]) expect(lines.some((l) => what.test(l)), String(what)).toBe(true);
+    expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
+    expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
+  }, 180_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () => {
+  it('100 pages of markets, as many as asked for and then 5,000 whatever was asked: the walk stops at the guard or the page is refused, the pod survives, SIGTERM during a page exits within 5 s', async () => {
+    const template = JSON.stringify(market('@ID@'));
+    const page = (after: number, size: number): Buffer => {
+      const edges: string[] = [];
+      for (let i = 0; i < size; i++) edges.push(`{"node":${template.replace('@ID@', hex64(after * size + i))},"cursor":"${after + 1}"}`);
+      return Buffer.from(`{"markets":{"edges":[${edges.join(',')}],"pageInfo":{"hasNextPage":${after < 99},"endCursor":"${after + 1}"}}}`);
+    };
+    // The first pages are built before the exporter starts: the test's own event loop must not delay what it times.
+    const first = { asked: page(0, 500), forced: page(0, 5_000) };
+    let phase: keyof typeof first = 'asked';
+    let sent: (() => void) | undefined;
+    const node = await hostileNode({
+      '/api/v2/markets': (req, res) => {
+        const q = new URL(req.url!, 'http://x').searchParams;
+        const after = Number(q.get('pagination.after') ?? 0);
+        const size = phase === 'asked' ? Number(q.get('pagination.first')) : 5_000;
+        res.on('finish', () => sent?.());
+        json(res, after === 0 ? first[phase] : page(after, size));
+      },
+    });
+    cleanup.push(node.close);
+    // The shipped defaults: pages of 500 markets asked for, markets.max_markets 500.
+    const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '15s' } } });
+    cleanup.push(p.stop);
+    // Start-up and the first poll overlap (modules still compiling): measured from the first applied poll on.
+    await polled(node, '/api/v2/markets', 1);
+    const w = watch(p);
+    cleanup.push(async () => w.stop());
+    const before = node.counts.get('/api/v2/markets')!;
+    await polled(node, '/api/v2/markets', 2 * 21);
+    const text = await (await fetch(`${p.url}/metrics`)).text();
+    const asked = node.counts.get('/api/v2/markets')! - before;
+    // The walk stops past 10,000 markets: 21 pages of 500 a poll (before: all 100).
+    expect(asked).toBeLessThanOrEqual(3 * 21);
+    expect(success(text, 'markets')).toBe('1');
+    expect(text).toMatch(/^vega_markets_over_limit\{[^}]*\} 1$/m);
+    phase = 'forced';
+    await polled(node, '/api/v2/markets', 2);
+    w.stop();
+    expect(success(await (await fetch(`${p.url}/metrics`)).text(), 'markets')).toBe('0');
+    const lines = p.output().split('\n').filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
+    console.log(`item 3: ${asked} pages asked for in two polls or so; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms; ${lines.length} log line(s) for the forced pages`);
+    expect(lines, lines.join('\n')).toHaveLength(1);
+    expect(lines[0]).toMatch(/"collector":"markets"/);
+    expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
+    expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
+
+    // SIGTERM the moment a page has been sent, while the exporter reads and scans it.
+    await new Promise<void>((r) => (sent = r));
+    const t = performance.now();
+    const code = await p.stop();
+    const ms = performance.now() - t;
+    console.log(`item 1/3: exit ${code} ${ms.toFixed(0)} ms after SIGTERM during a page`);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5_000);
+  }, 180_000);
+});
