@@ -51,7 +51,15 @@ const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only 
   --only     one workload
   --seconds  the measured window (default 60; the warm-up is half of it, at most 30 s)`;
 
-const { values: args } = parseArgs({ options: { node: { type: 'string' }, plain: { type: 'boolean', default: false }, only: { type: 'string' }, seconds: { type: 'string', default: '60' }, help: { type: 'boolean', short: 'h' } } });
+const { values: args } = parseArgs({
+  options: {
+    node: { type: 'string' },
+    plain: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '60' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
 if (args.help) {
   console.log(USAGE);
   process.exit(0);
@@ -213,7 +221,9 @@ async function runWorkload(w: Workload): Promise<Row> {
     }, READY_TIMEOUT_MS);
 
     // The exporter: as operators run it; nothing from this environment that could change its settings.
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DATANODE_EXPORTER_') && !k.startsWith('MALLOC_') && k !== 'NODE_OPTIONS'));
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('DATANODE_EXPORTER_') && !k.startsWith('MALLOC_') && k !== 'NODE_OPTIONS'),
+    );
     if (nodeBin) env.PATH = `${dirname(nodeBin)}${delimiter}${env.PATH ?? ''}`;
     const configFile = join(tmp, 'config.yaml');
     if (w.config) writeFileSync(configFile, w.config);
@@ -261,7 +271,10 @@ async function runWorkload(w: Workload): Promise<Row> {
       series: countSeries(body),
       rssMiB: median(rss),
       cpuPct,
-      p99ms: percentile(ok.map((s) => s.ms), 99),
+      p99ms: percentile(
+        ok.map((s) => s.ms),
+        99,
+      ),
       scrapes: measured.length,
       failed: measured.length - ok.length,
     };
@@ -280,7 +293,8 @@ async function runWorkload(w: Workload): Promise<Row> {
 }
 
 // ---- main ----
-const fmt = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+const fmt = (n: number, digits = 0): string =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
 
 async function main(): Promise<void> {
   // A bound on the whole run: the build, then each workload's start-up, warm-up and window, with margin.
@@ -305,7 +319,9 @@ async function main(): Promise<void> {
     '| workload | series | RSS MiB | CPU % of a core | scrape p99 ms | p99 during polls / idle |',
     '|---|---:|---:|---:|---:|---|',
     ...rows.map((r) => {
-      const d = r.during ? `${fmt(r.during.ratio, 2)} (${fmt(r.during.p99ms, 1)} ms over ${r.during.n} / ${fmt(r.during.idleP99ms, 1)} ms over ${r.during.idleN})` : '';
+      const d = r.during
+        ? `${fmt(r.during.ratio, 2)} (${fmt(r.during.p99ms, 1)} ms over ${r.during.n} / ${fmt(r.during.idleP99ms, 1)} ms over ${r.during.idleN})`
+        : '';
       const failed = r.failed > 0 ? ` (${r.failed} of ${r.scrapes} scrapes failed)` : '';
       return `| ${r.workload} | ${fmt(r.series)} | ${fmt(r.rssMiB)} | ${fmt(r.cpuPct, 1)} | ${fmt(r.p99ms, 1)}${failed} | ${d} |`;
     }),
@@ -313,7 +329,10 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ at: started.toISOString(), launch, plain: args.plain, cpus: cpus().length, model: cpus()[0]?.model, warmupS: WARM, seconds: SECONDS, pollTailMs: POLL_TAIL_MS, rows }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ at: started.toISOString(), launch, plain: args.plain, cpus: cpus().length, model: cpus()[0]?.model, warmupS: WARM, seconds: SECONDS, pollTailMs: POLL_TAIL_MS, rows }, null, 2)}\n`,
+  );
   console.error(`bench: wrote ${file}`);
 }
 

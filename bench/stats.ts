@@ -20,7 +20,10 @@ export function median(values: readonly number[]): number {
  * counted after the last ")", since the command name before it may hold spaces and parentheses.
  */
 export function cpuTicks(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(')') + 1).trim().split(/\s+/);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 1)
+    .trim()
+    .split(/\s+/);
   // fields[0] is field 3 (state), so field n is fields[n - 3].
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);

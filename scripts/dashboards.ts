@@ -31,13 +31,57 @@ export const DASHBOARDS: Dashboard[] = [
     description: 'Every watched data node side by side: which one is behind, which one disagrees.',
     vars: ['target'],
     panels: [
-      { title: 'Targets up', type: 'stat', unit: 'short', description: 'Data nodes whose last statistics poll succeeded, out of all watched (vega_up).', exprs: [{ expr: `sum(vega_up{${T}})`, legend: 'up', instant: true }, { expr: `count(vega_up{${T}})`, legend: 'watched', instant: true }], w: 6, h: 5 },
-      { title: 'Chain or version disagreement', type: 'stat', unit: 'short', description: "Targets whose chain id, core version or data node's own version (GET /api/v2/info) differs from the majority of their group or network.", exprs: [{ expr: `sum(vega_fleet_chain_id_mismatch{${T}}) or vector(0)`, legend: 'chain id', instant: true }, { expr: `sum(vega_fleet_version_mismatch{${T}}) or vector(0)`, legend: 'version', instant: true }, { expr: `sum(vega_fleet_datanode_version_mismatch{${T}}) or vector(0)`, legend: 'data-node version', instant: true }], w: 6, h: 5 },
-      { title: 'Data disagreement', type: 'stat', unit: 'short', description: 'Targets whose view of network data (market set, latest key rotation) differs from the majority at about the same height.', exprs: [{ expr: `count(vega_fleet_data_agreement{${T}} == 0) or vector(0)`, legend: 'disagreeing', instant: true }], w: 6, h: 5 },
-      { title: 'Failing collectors', type: 'stat', unit: 'short', description: 'Collectors whose last poll failed (vega_collector_success == 0), all targets.', exprs: [{ expr: `count(vega_collector_success{${T}} == 0) or vector(0)`, legend: 'failing', instant: true }], w: 6, h: 5 },
       {
-        title: 'Fleet', type: 'table', unit: 'short', w: 24, h: 9,
-        description: 'One row per target: up, core height, lag behind the fleet, data-node lag, consensus peers, block-time staleness (s), lowest collector success, version.',
+        title: 'Targets up',
+        type: 'stat',
+        unit: 'short',
+        description: 'Data nodes whose last statistics poll succeeded, out of all watched (vega_up).',
+        exprs: [
+          { expr: `sum(vega_up{${T}})`, legend: 'up', instant: true },
+          { expr: `count(vega_up{${T}})`, legend: 'watched', instant: true },
+        ],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Chain or version disagreement',
+        type: 'stat',
+        unit: 'short',
+        description: "Targets whose chain id, core version or data node's own version (GET /api/v2/info) differs from the majority of their group or network.",
+        exprs: [
+          { expr: `sum(vega_fleet_chain_id_mismatch{${T}}) or vector(0)`, legend: 'chain id', instant: true },
+          { expr: `sum(vega_fleet_version_mismatch{${T}}) or vector(0)`, legend: 'version', instant: true },
+          { expr: `sum(vega_fleet_datanode_version_mismatch{${T}}) or vector(0)`, legend: 'data-node version', instant: true },
+        ],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Data disagreement',
+        type: 'stat',
+        unit: 'short',
+        description: 'Targets whose view of network data (market set, latest key rotation) differs from the majority at about the same height.',
+        exprs: [{ expr: `count(vega_fleet_data_agreement{${T}} == 0) or vector(0)`, legend: 'disagreeing', instant: true }],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Failing collectors',
+        type: 'stat',
+        unit: 'short',
+        description: 'Collectors whose last poll failed (vega_collector_success == 0), all targets.',
+        exprs: [{ expr: `count(vega_collector_success{${T}} == 0) or vector(0)`, legend: 'failing', instant: true }],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Fleet',
+        type: 'table',
+        unit: 'short',
+        w: 24,
+        h: 9,
+        description:
+          'One row per target: up, core height, lag behind the fleet, data-node lag, consensus peers, block-time staleness (s), lowest collector success, version.',
         exprs: [
           { expr: `max by (target) (vega_up{${T}})`, legend: 'up', instant: true },
           { expr: `max by (target) (vega_block_height{${T}})`, legend: 'height', instant: true },
@@ -50,37 +94,208 @@ export const DASHBOARDS: Dashboard[] = [
           { expr: `max by (target, version) (vega_datanode_build_info{${T}})`, legend: 'data-node version', instant: true },
         ],
       },
-      { title: 'Block height behind the fleet', type: 'timeseries', unit: 'short', description: "Blocks each target's core trails the highest healthy node of its network (vega_fleet_block_height_lag_blocks).", exprs: [{ expr: `vega_fleet_block_height_lag_blocks{${T}}`, legend: '{{target}}' }] },
-      { title: 'Data-node lag behind core', type: 'timeseries', unit: 'short', description: "Blocks the data node's own height (X-Block-Height) trails its core (vega_datanode_lag_blocks); alert above 150.", exprs: [{ expr: `vega_datanode_lag_blocks{${T}}`, legend: '{{target}}' }] },
-      { title: 'History segment lag', type: 'timeseries', unit: 'short', description: "Blocks between the data node's own height and the end of its newest network-history segment (vega_history_segment_lag_blocks); saws between 0 and one segment interval; alert above 3000.", exprs: [{ expr: `vega_history_segment_lag_blocks{${T}}`, legend: '{{target}}' }] },
-      { title: 'Block-time staleness', type: 'timeseries', unit: 's', description: "Core's clock minus the current block's time (vega_block_time_staleness_seconds); grows when the chain halts; alert above 120 s.", exprs: [{ expr: `vega_block_time_staleness_seconds{${T}}`, legend: '{{target}}' }] },
-      { title: 'Consensus peers', type: 'timeseries', unit: 'short', description: 'Consensus peers per node (vega_peers).', exprs: [{ expr: `vega_peers{${T}}`, legend: '{{target}}' }] },
-      { title: 'Blocks per second', type: 'timeseries', unit: 'short', description: 'Rate of change of core block height; 0 means the chain or the node is halted.', exprs: [{ expr: `rate(vega_block_height{${T}}[$__rate_interval])`, legend: '{{target}}' }] },
-      { title: 'Validators', type: 'timeseries', unit: 'short', description: 'Validators per network and set (vega_network_validators: all, tendermint, ersatz, pending) and the inactive ones (vega_network_validators_inactive); alert when the consensus set shrinks or an inactive one appears.', exprs: [{ expr: `vega_network_validators{job=~"$job", instance=~"$instance"}`, legend: '{{network}} {{set}}' }, { expr: `vega_network_validators_inactive{job=~"$job", instance=~"$instance", set="all"}`, legend: '{{network}} inactive' }] },
-      { title: 'Epoch and stake', type: 'table', unit: 'short', description: 'Current epoch, its expected expiry and the stake on all validators in whole tokens, per network (vega_network_epoch, vega_network_epoch_timestamp_seconds, vega_network_stake).', exprs: [{ expr: `max by (network) (vega_network_epoch{job=~"$job", instance=~"$instance"})`, legend: 'epoch', instant: true }, { expr: `max by (network) (vega_network_epoch_timestamp_seconds{job=~"$job", instance=~"$instance", event="expiry"}) - time()`, legend: 'expires in s', instant: true }, { expr: `max by (network) (vega_network_stake{job=~"$job", instance=~"$instance"})`, legend: 'stake', instant: true }] },
-      { title: 'Collector health', type: 'timeseries', unit: 'short', description: 'Per-collector success of the last poll (1 ok, 0 failed).', exprs: [{ expr: `vega_collector_success{${T}}`, legend: '{{target}} {{collector}}' }] },
+      {
+        title: 'Block height behind the fleet',
+        type: 'timeseries',
+        unit: 'short',
+        description: "Blocks each target's core trails the highest healthy node of its network (vega_fleet_block_height_lag_blocks).",
+        exprs: [{ expr: `vega_fleet_block_height_lag_blocks{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Data-node lag behind core',
+        type: 'timeseries',
+        unit: 'short',
+        description: "Blocks the data node's own height (X-Block-Height) trails its core (vega_datanode_lag_blocks); alert above 150.",
+        exprs: [{ expr: `vega_datanode_lag_blocks{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'History segment lag',
+        type: 'timeseries',
+        unit: 'short',
+        description:
+          "Blocks between the data node's own height and the end of its newest network-history segment (vega_history_segment_lag_blocks); saws between 0 and one segment interval; alert above 3000.",
+        exprs: [{ expr: `vega_history_segment_lag_blocks{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Block-time staleness',
+        type: 'timeseries',
+        unit: 's',
+        description: "Core's clock minus the current block's time (vega_block_time_staleness_seconds); grows when the chain halts; alert above 120 s.",
+        exprs: [{ expr: `vega_block_time_staleness_seconds{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Consensus peers',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Consensus peers per node (vega_peers).',
+        exprs: [{ expr: `vega_peers{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Blocks per second',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Rate of change of core block height; 0 means the chain or the node is halted.',
+        exprs: [{ expr: `rate(vega_block_height{${T}}[$__rate_interval])`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Validators',
+        type: 'timeseries',
+        unit: 'short',
+        description:
+          'Validators per network and set (vega_network_validators: all, tendermint, ersatz, pending) and the inactive ones (vega_network_validators_inactive); alert when the consensus set shrinks or an inactive one appears.',
+        exprs: [
+          { expr: `vega_network_validators{job=~"$job", instance=~"$instance"}`, legend: '{{network}} {{set}}' },
+          { expr: `vega_network_validators_inactive{job=~"$job", instance=~"$instance", set="all"}`, legend: '{{network}} inactive' },
+        ],
+      },
+      {
+        title: 'Epoch and stake',
+        type: 'table',
+        unit: 'short',
+        description:
+          'Current epoch, its expected expiry and the stake on all validators in whole tokens, per network (vega_network_epoch, vega_network_epoch_timestamp_seconds, vega_network_stake).',
+        exprs: [
+          { expr: `max by (network) (vega_network_epoch{job=~"$job", instance=~"$instance"})`, legend: 'epoch', instant: true },
+          {
+            expr: `max by (network) (vega_network_epoch_timestamp_seconds{job=~"$job", instance=~"$instance", event="expiry"}) - time()`,
+            legend: 'expires in s',
+            instant: true,
+          },
+          { expr: `max by (network) (vega_network_stake{job=~"$job", instance=~"$instance"})`, legend: 'stake', instant: true },
+        ],
+      },
+      {
+        title: 'Collector health',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Per-collector success of the last poll (1 ok, 0 failed).',
+        exprs: [{ expr: `vega_collector_success{${T}}`, legend: '{{target}} {{collector}}' }],
+      },
     ],
   },
   {
     uid: 'vega-dn-node',
     title: 'Vega data nodes / Node detail',
-    description: 'One data node in depth: chain progress, load, network history and the exporter\'s view of it.',
+    description: "One data node in depth: chain progress, load, network history and the exporter's view of it.",
     vars: ['target'],
     panels: [
-      { title: 'Core block height', type: 'timeseries', unit: 'short', description: 'statistics.blockHeight (vega_block_height) and the data node\'s own height (vega_datanode_block_height).', exprs: [{ expr: `vega_block_height{${T}}`, legend: 'core {{target}}' }, { expr: `vega_datanode_block_height{${T}}`, legend: 'data node {{target}}' }] },
-      { title: 'Block duration', type: 'timeseries', unit: 's', description: 'Time between the last two blocks (vega_block_duration_seconds); 2 s or less is good.', exprs: [{ expr: `vega_block_duration_seconds{${T}}`, legend: '{{target}}' }] },
-      { title: 'Transactions per block', type: 'timeseries', unit: 'short', description: 'statistics.txPerBlock and the mempool backlog.', exprs: [{ expr: `vega_block_transactions{${T}}`, legend: 'in block {{target}}' }, { expr: `vega_backlog_transactions{${T}}`, legend: 'backlog {{target}}' }] },
-      { title: 'Orders and trades per second', type: 'timeseries', unit: 'ops', description: 'Rates of the order and trade counters (reset when core restarts; rate() handles it).', exprs: [{ expr: `rate(vega_chain_orders_total{${T}}[$__rate_interval])`, legend: 'orders {{target}}' }, { expr: `rate(vega_chain_trades_total{${T}}[$__rate_interval])`, legend: 'trades {{target}}' }] },
-      { title: 'Events per block', type: 'timeseries', unit: 'short', description: 'Events emitted in the last block (vega_block_events).', exprs: [{ expr: `vega_block_events{${T}}`, legend: '{{target}}' }] },
-      { title: 'Epoch', type: 'stat', unit: 'short', description: 'Current epoch number (vega_epoch).', exprs: [{ expr: `max by (target) (vega_epoch{${T}})`, legend: '{{target}}', instant: true }] },
-      { title: 'Core uptime', type: 'stat', unit: 's', description: 'Time since the core process started (now minus vega_core_start_timestamp_seconds).', exprs: [{ expr: `time() - vega_core_start_timestamp_seconds{${T}}`, legend: '{{target}}', instant: true }] },
-      { title: 'Network-history peers', type: 'timeseries', unit: 'short', description: 'Distinct network-history peers and whether the service is up.', exprs: [{ expr: `vega_network_history_connected_peers{${T}}`, legend: 'peers {{target}}' }, { expr: `vega_network_history_up{${T}}`, legend: 'up {{target}}' }] },
-      { title: 'Network-history segments', type: 'timeseries', unit: 'short', description: 'Segments the node lists (vega_history_segments) and the last block of the newest (vega_history_segment_latest_to_height): a flat line while the height moves means production stopped.', exprs: [{ expr: `vega_history_segments{${T}}`, legend: 'segments {{target}}' }, { expr: `vega_history_segment_latest_to_height{${T}}`, legend: 'newest to-height {{target}}' }] },
-      { title: 'Data-node version', type: 'table', unit: 'short', description: "The data node's own version and commit (vega_datanode_build_info, GET /api/v2/info) beside the core's (vega_build_info).", exprs: [{ expr: `max by (target, version, commit_hash) (vega_datanode_build_info{${T}})`, legend: 'data node', instant: true }, { expr: `max by (target, app_version) (vega_build_info{${T}})`, legend: 'core', instant: true }] },
-      { title: 'Chain status', type: 'table', unit: 'short', description: 'The current chain status (vega_chain_status == 1).', exprs: [{ expr: `vega_chain_status{${T}} == 1`, legend: '{{status}}', instant: true }] },
-      { title: 'Upstream requests', type: 'timeseries', unit: 'reqps', description: 'Requests the exporter sends to the node, by endpoint and HTTP status.', exprs: [{ expr: `sum by (target, endpoint, status) (rate(vega_upstream_requests_total{${T}}[$__rate_interval]))`, legend: '{{endpoint}} {{status}}' }] },
-      { title: 'Poll duration', type: 'timeseries', unit: 's', description: 'Duration of each collector\'s last poll (vega_collector_duration_seconds).', exprs: [{ expr: `vega_collector_duration_seconds{${T}}`, legend: '{{collector}}' }] },
-      { title: 'Data age', type: 'timeseries', unit: 's', description: 'Seconds since each collector last succeeded.', exprs: [{ expr: `time() - vega_collector_last_success_timestamp_seconds{${T}}`, legend: '{{collector}}' }] },
+      {
+        title: 'Core block height',
+        type: 'timeseries',
+        unit: 'short',
+        description: "statistics.blockHeight (vega_block_height) and the data node's own height (vega_datanode_block_height).",
+        exprs: [
+          { expr: `vega_block_height{${T}}`, legend: 'core {{target}}' },
+          { expr: `vega_datanode_block_height{${T}}`, legend: 'data node {{target}}' },
+        ],
+      },
+      {
+        title: 'Block duration',
+        type: 'timeseries',
+        unit: 's',
+        description: 'Time between the last two blocks (vega_block_duration_seconds); 2 s or less is good.',
+        exprs: [{ expr: `vega_block_duration_seconds{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Transactions per block',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'statistics.txPerBlock and the mempool backlog.',
+        exprs: [
+          { expr: `vega_block_transactions{${T}}`, legend: 'in block {{target}}' },
+          { expr: `vega_backlog_transactions{${T}}`, legend: 'backlog {{target}}' },
+        ],
+      },
+      {
+        title: 'Orders and trades per second',
+        type: 'timeseries',
+        unit: 'ops',
+        description: 'Rates of the order and trade counters (reset when core restarts; rate() handles it).',
+        exprs: [
+          { expr: `rate(vega_chain_orders_total{${T}}[$__rate_interval])`, legend: 'orders {{target}}' },
+          { expr: `rate(vega_chain_trades_total{${T}}[$__rate_interval])`, legend: 'trades {{target}}' },
+        ],
+      },
+      {
+        title: 'Events per block',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Events emitted in the last block (vega_block_events).',
+        exprs: [{ expr: `vega_block_events{${T}}`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Epoch',
+        type: 'stat',
+        unit: 'short',
+        description: 'Current epoch number (vega_epoch).',
+        exprs: [{ expr: `max by (target) (vega_epoch{${T}})`, legend: '{{target}}', instant: true }],
+      },
+      {
+        title: 'Core uptime',
+        type: 'stat',
+        unit: 's',
+        description: 'Time since the core process started (now minus vega_core_start_timestamp_seconds).',
+        exprs: [{ expr: `time() - vega_core_start_timestamp_seconds{${T}}`, legend: '{{target}}', instant: true }],
+      },
+      {
+        title: 'Network-history peers',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Distinct network-history peers and whether the service is up.',
+        exprs: [
+          { expr: `vega_network_history_connected_peers{${T}}`, legend: 'peers {{target}}' },
+          { expr: `vega_network_history_up{${T}}`, legend: 'up {{target}}' },
+        ],
+      },
+      {
+        title: 'Network-history segments',
+        type: 'timeseries',
+        unit: 'short',
+        description:
+          'Segments the node lists (vega_history_segments) and the last block of the newest (vega_history_segment_latest_to_height): a flat line while the height moves means production stopped.',
+        exprs: [
+          { expr: `vega_history_segments{${T}}`, legend: 'segments {{target}}' },
+          { expr: `vega_history_segment_latest_to_height{${T}}`, legend: 'newest to-height {{target}}' },
+        ],
+      },
+      {
+        title: 'Data-node version',
+        type: 'table',
+        unit: 'short',
+        description: "The data node's own version and commit (vega_datanode_build_info, GET /api/v2/info) beside the core's (vega_build_info).",
+        exprs: [
+          { expr: `max by (target, version, commit_hash) (vega_datanode_build_info{${T}})`, legend: 'data node', instant: true },
+          { expr: `max by (target, app_version) (vega_build_info{${T}})`, legend: 'core', instant: true },
+        ],
+      },
+      {
+        title: 'Chain status',
+        type: 'table',
+        unit: 'short',
+        description: 'The current chain status (vega_chain_status == 1).',
+        exprs: [{ expr: `vega_chain_status{${T}} == 1`, legend: '{{status}}', instant: true }],
+      },
+      {
+        title: 'Upstream requests',
+        type: 'timeseries',
+        unit: 'reqps',
+        description: 'Requests the exporter sends to the node, by endpoint and HTTP status.',
+        exprs: [{ expr: `sum by (target, endpoint, status) (rate(vega_upstream_requests_total{${T}}[$__rate_interval]))`, legend: '{{endpoint}} {{status}}' }],
+      },
+      {
+        title: 'Poll duration',
+        type: 'timeseries',
+        unit: 's',
+        description: "Duration of each collector's last poll (vega_collector_duration_seconds).",
+        exprs: [{ expr: `vega_collector_duration_seconds{${T}}`, legend: '{{collector}}' }],
+      },
+      {
+        title: 'Data age',
+        type: 'timeseries',
+        unit: 's',
+        description: 'Seconds since each collector last succeeded.',
+        exprs: [{ expr: `time() - vega_collector_last_success_timestamp_seconds{${T}}`, legend: '{{collector}}' }],
+      },
     ],
   },
   {
@@ -89,42 +304,212 @@ export const DASHBOARDS: Dashboard[] = [
     description: 'Key rotations per validator over the whole history, and new ones as they happen.',
     vars: ['network'],
     panels: [
-      { title: 'Rotations per validator', type: 'table', unit: 'short', w: 24, description: 'Key rotations recorded per validator node over the whole history (vega_key_rotations_total) and the block height of the last one.', exprs: [{ expr: `max by (network, node_id) (vega_key_rotations_total{${N}})`, legend: 'rotations', instant: true }, { expr: `max by (network, node_id) (vega_key_rotation_last_block_height{${N}})`, legend: 'last height', instant: true }] },
-      { title: 'Rotations in the interval', type: 'timeseries', unit: 'short', description: 'New rotations per validator (increase of vega_key_rotations_total).', exprs: [{ expr: `sum by (network, node_id) (increase(vega_key_rotations_total{${N}}[$__rate_interval]))`, legend: '{{node_id}}' }] },
-      { title: 'Total rotations', type: 'stat', unit: 'short', description: 'All rotations in the history of the network.', exprs: [{ expr: `sum by (network) (vega_key_rotations_total{${N}})`, legend: '{{network}}', instant: true }] },
-      { title: 'Key-rotation collector', type: 'timeseries', unit: 'short', description: 'Success of the network-scoped key-rotation poll and whether its walk was truncated.', exprs: [{ expr: `vega_network_collector_success{${N}, collector="key_rotations"}`, legend: 'success' }, { expr: `vega_network_pagination_truncated{${N}, collector="key_rotations"}`, legend: 'truncated' }] },
+      {
+        title: 'Rotations per validator',
+        type: 'table',
+        unit: 'short',
+        w: 24,
+        description: 'Key rotations recorded per validator node over the whole history (vega_key_rotations_total) and the block height of the last one.',
+        exprs: [
+          { expr: `max by (network, node_id) (vega_key_rotations_total{${N}})`, legend: 'rotations', instant: true },
+          { expr: `max by (network, node_id) (vega_key_rotation_last_block_height{${N}})`, legend: 'last height', instant: true },
+        ],
+      },
+      {
+        title: 'Rotations in the interval',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'New rotations per validator (increase of vega_key_rotations_total).',
+        exprs: [{ expr: `sum by (network, node_id) (increase(vega_key_rotations_total{${N}}[$__rate_interval]))`, legend: '{{node_id}}' }],
+      },
+      {
+        title: 'Total rotations',
+        type: 'stat',
+        unit: 'short',
+        description: 'All rotations in the history of the network.',
+        exprs: [{ expr: `sum by (network) (vega_key_rotations_total{${N}})`, legend: '{{network}}', instant: true }],
+      },
+      {
+        title: 'Key-rotation collector',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Success of the network-scoped key-rotation poll and whether its walk was truncated.',
+        exprs: [
+          { expr: `vega_network_collector_success{${N}, collector="key_rotations"}`, legend: 'success' },
+          { expr: `vega_network_pagination_truncated{${N}, collector="key_rotations"}`, legend: 'truncated' },
+        ],
+      },
     ],
   },
   {
     uid: 'vega-dn-markets',
     title: 'Vega data nodes / Markets',
-    description: 'Markets of the network by state and trading mode, and each market\'s parameters.',
+    description: "Markets of the network by state and trading mode, and each market's parameters.",
     vars: ['network'],
     panels: [
-      { title: 'Markets by state', type: 'timeseries', unit: 'short', description: 'Number of markets per state (vega_markets); 0 for known states with none.', exprs: [{ expr: `vega_markets{${N}} > 0`, legend: '{{state}}' }] },
-      { title: 'Markets by trading mode', type: 'timeseries', unit: 'short', description: 'Number of markets per trading mode (vega_markets_by_trading_mode).', exprs: [{ expr: `vega_markets_by_trading_mode{${N}} > 0`, legend: '{{trading_mode}}' }] },
-      { title: 'Markets in auction', type: 'stat', unit: 'short', description: 'Markets in an opening or monitoring auction.', exprs: [{ expr: `sum(vega_markets_by_trading_mode{${N}, trading_mode=~"TRADING_MODE_(OPENING|MONITORING)_AUCTION"})`, legend: 'in auction', instant: true }] },
-      { title: 'Per-market series cut off', type: 'stat', unit: 'short', description: 'Whether there are more markets than collectors.markets.max_markets (1: per-market series are not exported).', exprs: [{ expr: `max(vega_markets_over_limit{${N}})`, legend: 'over limit', instant: true }] },
-      { title: 'Markets', type: 'table', unit: 'short', w: 24, h: 10, description: 'Each market: code, product, state and trading mode.', exprs: [{ expr: `max by (network, market_id, code, product, quote_name) (vega_market_info{${N}})`, legend: 'info', instant: true }, { expr: `max by (network, market_id, state) (vega_market_state{${N}} == 1)`, legend: 'state', instant: true }, { expr: `max by (network, market_id, trading_mode) (vega_market_trading_mode{${N}} == 1)`, legend: 'mode', instant: true }] },
-      { title: 'Liquidity fee factor', type: 'timeseries', unit: 'percentunit', description: 'Liquidity fee factor per market (vega_market_fee_factor{fee="liquidity"}).', exprs: [{ expr: `vega_market_fee_factor{${N}, fee="liquidity"} * on (network, market_id) group_left (code) vega_market_info{${N}}`, legend: '{{code}}' }] },
+      {
+        title: 'Markets by state',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Number of markets per state (vega_markets); 0 for known states with none.',
+        exprs: [{ expr: `vega_markets{${N}} > 0`, legend: '{{state}}' }],
+      },
+      {
+        title: 'Markets by trading mode',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Number of markets per trading mode (vega_markets_by_trading_mode).',
+        exprs: [{ expr: `vega_markets_by_trading_mode{${N}} > 0`, legend: '{{trading_mode}}' }],
+      },
+      {
+        title: 'Markets in auction',
+        type: 'stat',
+        unit: 'short',
+        description: 'Markets in an opening or monitoring auction.',
+        exprs: [
+          { expr: `sum(vega_markets_by_trading_mode{${N}, trading_mode=~"TRADING_MODE_(OPENING|MONITORING)_AUCTION"})`, legend: 'in auction', instant: true },
+        ],
+      },
+      {
+        title: 'Per-market series cut off',
+        type: 'stat',
+        unit: 'short',
+        description: 'Whether there are more markets than collectors.markets.max_markets (1: per-market series are not exported).',
+        exprs: [{ expr: `max(vega_markets_over_limit{${N}})`, legend: 'over limit', instant: true }],
+      },
+      {
+        title: 'Markets',
+        type: 'table',
+        unit: 'short',
+        w: 24,
+        h: 10,
+        description: 'Each market: code, product, state and trading mode.',
+        exprs: [
+          { expr: `max by (network, market_id, code, product, quote_name) (vega_market_info{${N}})`, legend: 'info', instant: true },
+          { expr: `max by (network, market_id, state) (vega_market_state{${N}} == 1)`, legend: 'state', instant: true },
+          { expr: `max by (network, market_id, trading_mode) (vega_market_trading_mode{${N}} == 1)`, legend: 'mode', instant: true },
+        ],
+      },
+      {
+        title: 'Liquidity fee factor',
+        type: 'timeseries',
+        unit: 'percentunit',
+        description: 'Liquidity fee factor per market (vega_market_fee_factor{fee="liquidity"}).',
+        exprs: [
+          { expr: `vega_market_fee_factor{${N}, fee="liquidity"} * on (network, market_id) group_left (code) vega_market_info{${N}}`, legend: '{{code}}' },
+        ],
+      },
     ],
   },
   {
     uid: 'vega-dn-marketshealth',
     title: 'Vega data nodes / Markets health',
-    description: "Live market health from GET /api/v2/markets/data: auctions, liquidity stake against target, prices that stopped moving.",
+    description: 'Live market health from GET /api/v2/markets/data: auctions, liquidity stake against target, prices that stopped moving.',
     vars: ['network'],
     panels: [
-      { title: 'Markets in monitoring auction', type: 'stat', unit: 'short', description: 'Markets whose live trading mode is a monitoring (price or liquidity) auction (vega_market_data_trading_mode).', exprs: [{ expr: `count(vega_market_data_trading_mode{${N}, trading_mode="TRADING_MODE_MONITORING_AUCTION"} == 1) or vector(0)`, legend: 'in auction', instant: true }], w: 6, h: 5 },
-      { title: 'Stake below target', type: 'stat', unit: 'short', description: 'Markets whose supplied liquidity stake is under their target stake (vega_market_stake); alert after 15 minutes.', exprs: [{ expr: `count(vega_market_stake{${N}, kind="supplied"} < ignoring (kind) vega_market_stake{${N}, kind="target"}) or vector(0)`, legend: 'under target', instant: true }], w: 6, h: 5 },
-      { title: 'Mark price unchanged for 30 minutes', type: 'stat', unit: 'short', description: 'Continuous markets whose mark price has not changed in 30 minutes (changes() of vega_market_data_price{kind="mark"}).', exprs: [{ expr: `count(changes(vega_market_data_price{${N}, kind="mark"}[30m]) == 0 and on (network, market_id) vega_market_data_trading_mode{${N}, trading_mode="TRADING_MODE_CONTINUOUS"} == 1) or vector(0)`, legend: 'stale', instant: true }], w: 6, h: 5 },
-      { title: 'Market-data series cut off', type: 'stat', unit: 'short', description: 'Whether there are more markets than collectors.market_data.max_markets (1: per-market series are not exported).', exprs: [{ expr: `max(vega_market_data_over_limit{${N}})`, legend: 'over limit', instant: true }], w: 6, h: 5 },
-      { title: 'Auction age', type: 'table', unit: 's', w: 24, description: 'Markets in an auction and how long since it started (vega_market_auction_timestamp_seconds{event="start"}), with its trigger; alert when a monitoring auction passes an hour.', exprs: [{ expr: `time() - vega_market_auction_timestamp_seconds{${N}, event="start"}`, legend: 'age', instant: true }, { expr: `max by (network, market_id, trigger, extension_trigger) (vega_market_auction_trigger_info{${N}})`, legend: 'trigger', instant: true }] },
-      { title: 'Supplied stake / target stake', type: 'timeseries', unit: 'percentunit', description: 'Supplied liquidity stake as a share of target stake per market; under 100 % the market lacks committed liquidity.', exprs: [{ expr: `vega_market_stake{${N}, kind="supplied"} / ignoring (kind) vega_market_stake{${N}, kind="target"}`, legend: '{{market_id}}' }] },
-      { title: 'Mark price', type: 'timeseries', unit: 'short', description: "Mark price per market in the market's price units (vega_market_data_price{kind=\"mark\"}).", exprs: [{ expr: `vega_market_data_price{${N}, kind="mark"}`, legend: '{{market_id}}' }] },
-      { title: 'Best bid/offer spread', type: 'timeseries', unit: 'short', description: 'Best offer minus best bid per market; absent or 0 in auctions (no book top).', exprs: [{ expr: `vega_market_data_price{${N}, kind="best_offer"} - ignoring (kind) vega_market_data_price{${N}, kind="best_bid"}`, legend: '{{market_id}}' }] },
-      { title: 'Open interest', type: 'timeseries', unit: 'short', description: 'Open interest per market, in contracts (vega_market_open_interest).', exprs: [{ expr: `vega_market_open_interest{${N}}`, legend: '{{market_id}}' }] },
-      { title: 'Price-monitoring bounds', type: 'timeseries', unit: 'short', description: 'Min and max valid price per market and trigger horizon: trading outside starts a price auction.', exprs: [{ expr: `vega_market_price_monitoring_bound{${N}}`, legend: '{{market_id}} {{horizon}} {{bound}}' }] },
+      {
+        title: 'Markets in monitoring auction',
+        type: 'stat',
+        unit: 'short',
+        description: 'Markets whose live trading mode is a monitoring (price or liquidity) auction (vega_market_data_trading_mode).',
+        exprs: [
+          {
+            expr: `count(vega_market_data_trading_mode{${N}, trading_mode="TRADING_MODE_MONITORING_AUCTION"} == 1) or vector(0)`,
+            legend: 'in auction',
+            instant: true,
+          },
+        ],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Stake below target',
+        type: 'stat',
+        unit: 'short',
+        description: 'Markets whose supplied liquidity stake is under their target stake (vega_market_stake); alert after 15 minutes.',
+        exprs: [
+          {
+            expr: `count(vega_market_stake{${N}, kind="supplied"} < ignoring (kind) vega_market_stake{${N}, kind="target"}) or vector(0)`,
+            legend: 'under target',
+            instant: true,
+          },
+        ],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Mark price unchanged for 30 minutes',
+        type: 'stat',
+        unit: 'short',
+        description: 'Continuous markets whose mark price has not changed in 30 minutes (changes() of vega_market_data_price{kind="mark"}).',
+        exprs: [
+          {
+            expr: `count(changes(vega_market_data_price{${N}, kind="mark"}[30m]) == 0 and on (network, market_id) vega_market_data_trading_mode{${N}, trading_mode="TRADING_MODE_CONTINUOUS"} == 1) or vector(0)`,
+            legend: 'stale',
+            instant: true,
+          },
+        ],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Market-data series cut off',
+        type: 'stat',
+        unit: 'short',
+        description: 'Whether there are more markets than collectors.market_data.max_markets (1: per-market series are not exported).',
+        exprs: [{ expr: `max(vega_market_data_over_limit{${N}})`, legend: 'over limit', instant: true }],
+        w: 6,
+        h: 5,
+      },
+      {
+        title: 'Auction age',
+        type: 'table',
+        unit: 's',
+        w: 24,
+        description:
+          'Markets in an auction and how long since it started (vega_market_auction_timestamp_seconds{event="start"}), with its trigger; alert when a monitoring auction passes an hour.',
+        exprs: [
+          { expr: `time() - vega_market_auction_timestamp_seconds{${N}, event="start"}`, legend: 'age', instant: true },
+          { expr: `max by (network, market_id, trigger, extension_trigger) (vega_market_auction_trigger_info{${N}})`, legend: 'trigger', instant: true },
+        ],
+      },
+      {
+        title: 'Supplied stake / target stake',
+        type: 'timeseries',
+        unit: 'percentunit',
+        description: 'Supplied liquidity stake as a share of target stake per market; under 100 % the market lacks committed liquidity.',
+        exprs: [{ expr: `vega_market_stake{${N}, kind="supplied"} / ignoring (kind) vega_market_stake{${N}, kind="target"}`, legend: '{{market_id}}' }],
+      },
+      {
+        title: 'Mark price',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Mark price per market in the market\'s price units (vega_market_data_price{kind="mark"}).',
+        exprs: [{ expr: `vega_market_data_price{${N}, kind="mark"}`, legend: '{{market_id}}' }],
+      },
+      {
+        title: 'Best bid/offer spread',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Best offer minus best bid per market; absent or 0 in auctions (no book top).',
+        exprs: [
+          { expr: `vega_market_data_price{${N}, kind="best_offer"} - ignoring (kind) vega_market_data_price{${N}, kind="best_bid"}`, legend: '{{market_id}}' },
+        ],
+      },
+      {
+        title: 'Open interest',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Open interest per market, in contracts (vega_market_open_interest).',
+        exprs: [{ expr: `vega_market_open_interest{${N}}`, legend: '{{market_id}}' }],
+      },
+      {
+        title: 'Price-monitoring bounds',
+        type: 'timeseries',
+        unit: 'short',
+        description: 'Min and max valid price per market and trigger horizon: trading outside starts a price auction.',
+        exprs: [{ expr: `vega_market_price_monitoring_bound{${N}}`, legend: '{{market_id}} {{horizon}} {{bound}}' }],
+      },
     ],
   },
 ];
@@ -132,7 +517,20 @@ export const DASHBOARDS: Dashboard[] = [
 const DS = { type: 'prometheus', uid: '${datasource}' };
 
 function variable(name: string, query: string, label: string): Record<string, unknown> {
-  return { name, label, type: 'query', datasource: DS, query: { query, refId: `${name}-var` }, definition: query, refresh: 2, includeAll: true, multi: true, allValue: '.*', current: { text: 'All', value: '$__all' }, sort: 1 };
+  return {
+    name,
+    label,
+    type: 'query',
+    datasource: DS,
+    query: { query, refId: `${name}-var` },
+    definition: query,
+    refresh: 2,
+    includeAll: true,
+    multi: true,
+    allValue: '.*',
+    current: { text: 'All', value: '$__all' },
+    sort: 1,
+  };
 }
 
 export function renderDashboard(d: Dashboard): Record<string, unknown> {
@@ -142,7 +540,8 @@ export function renderDashboard(d: Dashboard): Record<string, unknown> {
     variable('instance', 'label_values(vega_up{job=~"$job"}, instance)', 'Exporter'),
   ];
   if (d.vars.includes('target')) templating.push(variable('target', 'label_values(vega_up{job=~"$job", instance=~"$instance"}, target)', 'Data node'));
-  if (d.vars.includes('network')) templating.push(variable('network', 'label_values(vega_target_network{job=~"$job", instance=~"$instance"}, network)', 'Network'));
+  if (d.vars.includes('network'))
+    templating.push(variable('network', 'label_values(vega_target_network{job=~"$job", instance=~"$instance"}, network)', 'Network'));
   let x = 0;
   let y = 0;
   let rowH = 0;
@@ -165,10 +564,33 @@ export function renderDashboard(d: Dashboard): Record<string, unknown> {
       description: p.description,
       datasource: DS,
       gridPos,
-      fieldConfig: { defaults: { unit: p.unit, ...(p.type === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}) }, overrides: [] },
-      options: p.type === 'stat' ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', textMode: 'auto' } : p.type === 'table' ? { showHeader: true } : { legend: { displayMode: 'list', placement: 'bottom' }, tooltip: { mode: 'multi' } },
-      targets: p.exprs.map((e, k) => ({ refId: String.fromCharCode(65 + k), datasource: DS, expr: e.expr, legendFormat: e.legend ?? '', instant: e.instant ?? false, range: !(e.instant ?? false), ...(table ? { format: 'table' } : {}) })),
-      ...(table ? { transformations: [{ id: 'merge', options: {} }, { id: 'organize', options: { excludeByName: { Time: true } } }] } : {}),
+      fieldConfig: {
+        defaults: { unit: p.unit, ...(p.type === 'timeseries' ? { custom: { lineWidth: 1, fillOpacity: 10, showPoints: 'never' } } : {}) },
+        overrides: [],
+      },
+      options:
+        p.type === 'stat'
+          ? { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', textMode: 'auto' }
+          : p.type === 'table'
+            ? { showHeader: true }
+            : { legend: { displayMode: 'list', placement: 'bottom' }, tooltip: { mode: 'multi' } },
+      targets: p.exprs.map((e, k) => ({
+        refId: String.fromCharCode(65 + k),
+        datasource: DS,
+        expr: e.expr,
+        legendFormat: e.legend ?? '',
+        instant: e.instant ?? false,
+        range: !(e.instant ?? false),
+        ...(table ? { format: 'table' } : {}),
+      })),
+      ...(table
+        ? {
+            transformations: [
+              { id: 'merge', options: {} },
+              { id: 'organize', options: { excludeByName: { Time: true } } },
+            ],
+          }
+        : {}),
     };
   });
   return {

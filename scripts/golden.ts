@@ -14,7 +14,8 @@ export const GOLDEN_FILE = 'test/golden/metrics.txt';
 const FROZEN = Date.UTC(2026, 10, 1, 12, 0, 0);
 
 /** Families whose values change from run to run; their label sets are still compared. */
-const MASKED = /^(vega_(network_)?collector_duration_seconds|vega_(network_)?collector_last_success_timestamp_seconds|vega_upstream_requests_total)\{|^datanode_exporter_(series|config_last_reload_success_timestamp_seconds) /;
+const MASKED =
+  /^(vega_(network_)?collector_duration_seconds|vega_(network_)?collector_last_success_timestamp_seconds|vega_upstream_requests_total)\{|^datanode_exporter_(series|config_last_reload_success_timestamp_seconds) /;
 /** Process metrics and the Node version: not the exporter's output about data nodes. */
 const DROPPED = /^(# (HELP|TYPE) )?(process_|nodejs_|datanode_exporter_build_info)/;
 
@@ -29,7 +30,18 @@ export function normalise(text: string): string {
 
 export async function produceGolden(): Promise<string> {
   // Data nodes as they run: `GET /markets` answers 404 and the markets collector pages `/api/v2/markets`.
-  const common = { seed: 7, now: () => FROZEN, markets: 4, parties: 6, positions: 12, orders: 4, signatureResources: 2, rotations: 30, oddLabels: true, profile: 'datanode' as const };
+  const common = {
+    seed: 7,
+    now: () => FROZEN,
+    markets: 4,
+    parties: 6,
+    positions: 12,
+    orders: 4,
+    signatureResources: 2,
+    rotations: 30,
+    oddLabels: true,
+    profile: 'datanode' as const,
+  };
   const healthy = await startSimulator(common);
   const lagging = await startSimulator({ ...common, faults: { datanodeLagBlocks: 30 } });
   const net = healthy.net;

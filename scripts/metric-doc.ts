@@ -19,7 +19,7 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '<!-- Generated from the collector registry (src/exporter/collectors/index.ts) and src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
     'Every polled series carries `target`, the configured name of the data node. Values are cached between',
-    'polls and dropped once older than the collector\'s maximum age (three intervals by default), so Prometheus',
+    "polls and dropped once older than the collector's maximum age (three intervals by default), so Prometheus",
     'marks them stale instead of seeing old values forever. Unset upstream values (`""`, `"0001-01-01T00:00:00Z"`,',
     'a missing header) are absent series, never 0. Ids (market, party, order, asset, node, resource) are label',
     'values as the node sends them, whatever their shape: a value longer than `limits.label_value_bytes` is cut',
@@ -54,7 +54,7 @@ export function renderCoverage(coverage: readonly ResourceCoverage[] = COVERAGE)
   const out: string[] = [
     '## Coverage of the query service',
     '',
-    'Every field of every resource in the query service\'s specification, with the series that carry it or why it',
+    "Every field of every resource in the query service's specification, with the series that carry it or why it",
     'is not exported; fields marked *beyond the specification* are fields data nodes send that it does not list.',
     'A test reads the field list out of the specification and fails when one of its fields is missing here.',
     '',

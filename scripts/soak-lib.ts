@@ -40,14 +40,20 @@ const FAULTS: object[] = [
 /** The series budget: the node's and the markets' (60 × 50 + 600), plus market_data's ~45 for each of up to 60 markets. */
 export const SOAK_SERIES_BOUND = 60 * 50 + 600 + 45 * 60;
 
-export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow) => void = () => {}): Promise<{ rows: SoakRow[]; summary: { ok: boolean; heapGrowthMiB: number; seriesMax: number; seriesMin: number; handleGrowth: number } }> {
+export async function runSoak(
+  cycles: number,
+  every: number,
+  onRow: (r: SoakRow) => void = () => {},
+): Promise<{ rows: SoakRow[]; summary: { ok: boolean; heapGrowthMiB: number; seriesMax: number; seriesMin: number; handleGrowth: number } }> {
   let now = Date.UTC(2026, 0, 1);
   const sim = await startSimulator({ seed: 33, now: () => now, markets: 40, rotationEveryBlocks: 3 });
   const config = configSchema.parse({
     targets: [{ name: 'soak', url: sim.url }],
     log: { level: 'silent' },
     http: { requests_per_second: 1000, burst: 1000, page_size: 200 },
-    collectors: Object.fromEntries(['statistics', 'network_history', 'consistency', 'markets', 'market_data', 'key_rotations'].map((c) => [c, { interval: '1h', max_age: '1h' }])),
+    collectors: Object.fromEntries(
+      ['statistics', 'network_history', 'consistency', 'markets', 'market_data', 'key_rotations'].map((c) => [c, { interval: '1h', max_age: '1h' }]),
+    ),
   });
   const ex = new Exporter(config, createLogger('silent'));
   await ex.start('127.0.0.1:0');
@@ -66,7 +72,15 @@ export async function runSoak(cycles: number, every: number, onRow: (r: SoakRow)
     if (cycle % every === 0 || cycle === 1) {
       gc?.();
       const m = process.memoryUsage();
-      const row = { cycle, heapMiB: m.heapUsed / 2 ** 20, rssMiB: m.rss / 2 ** 20, series: ex.store.seriesCount(), handles: process.getActiveResourcesInfo().length, markets: sim.net.markets.length, rotations: sim.net.rotations.length };
+      const row = {
+        cycle,
+        heapMiB: m.heapUsed / 2 ** 20,
+        rssMiB: m.rss / 2 ** 20,
+        series: ex.store.seriesCount(),
+        handles: process.getActiveResourcesInfo().length,
+        markets: sim.net.markets.length,
+        rotations: sim.net.rotations.length,
+      };
       rows.push(row);
       onRow(row);
     }

@@ -9,7 +9,12 @@ import { createLogger } from './exporter/logger.js';
 import { startSimulator } from './simulator/server.js';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '19308' }, 'sim-port': { type: 'string', default: '0' }, seed: { type: 'string', default: '1' }, 'log.level': { type: 'string', default: 'info' } },
+  options: {
+    port: { type: 'string', default: '19308' },
+    'sim-port': { type: 'string', default: '0' },
+    seed: { type: 'string', default: '1' },
+    'log.level': { type: 'string', default: 'info' },
+  },
 });
 
 const sim = await startSimulator({ port: Number(values['sim-port']), seed: Number(values.seed), rotationEveryBlocks: 30 });

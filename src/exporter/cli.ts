@@ -120,7 +120,13 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
   process.on('unhandledRejection', (reason) => {
-    log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
+    log.error(
+      {
+        code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED',
+        err: reason instanceof Error ? reason.message : String(reason),
+      },
+      'unhandled rejection',
+    );
   });
   let exporter: Running;
   try {
@@ -131,11 +137,22 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
   }
   // The targets this process polls: with --shard, its share only (discovered targets join later).
   const { inShard } = await import('./fleet/signals.js');
-  log.info({ url: `${exporter.url}${config.web.telemetry_path}`, targets: inShard(config.targets, config.shard).map((t) => t.name), shard: config.shard, version: VERSION }, 'serving metrics');
+  log.info(
+    {
+      url: `${exporter.url}${config.web.telemetry_path}`,
+      targets: inShard(config.targets, config.shard).map((t) => t.name),
+      shard: config.shard,
+      version: VERSION,
+    },
+    'serving metrics',
+  );
   const reload = (): void => {
     exporter.reload().catch((err: unknown) => {
       // A bad new configuration leaves the running one in force.
-      log.error({ code: err instanceof ConfigError ? err.code : 'UNEXPECTED', err: (err as Error).message }, 'reload failed; keeping the running configuration');
+      log.error(
+        { code: err instanceof ConfigError ? err.code : 'UNEXPECTED', err: (err as Error).message },
+        'reload failed; keeping the running configuration',
+      );
     });
   };
   signals.onHup = reload;
@@ -162,7 +179,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.ar
     (code) => process.exit(code),
     (err: unknown) => {
       // One JSON line, as every other log line: no raw stack trace on stderr.
-      process.stderr.write(`${JSON.stringify({ level: 'fatal', time: new Date().toISOString(), app: 'datanode-exporter', code: 'UNEXPECTED', err: err instanceof Error ? err.message : String(err), msg: 'exporter failed' })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ level: 'fatal', time: new Date().toISOString(), app: 'datanode-exporter', code: 'UNEXPECTED', err: err instanceof Error ? err.message : String(err), msg: 'exporter failed' })}\n`,
+      );
       process.exit(1);
     },
   );

@@ -38,14 +38,22 @@ export class UpstreamHttpError extends ExporterError {
     readonly retryAfterSeconds: number | undefined,
   ) {
     // Numbers only: a node's text may echo what it was sent, configured API-key headers included.
-    super(status === 429 || status === 403 ? 'UPSTREAM_RATE_LIMITED' : 'UPSTREAM_HTTP', `${endpoint}: HTTP ${status}${grpcCode !== undefined ? ` (gRPC ${grpcCode})` : ''}${detailCode !== undefined ? ` (detail ${detailCode})` : ''}`);
+    super(
+      status === 429 || status === 403 ? 'UPSTREAM_RATE_LIMITED' : 'UPSTREAM_HTTP',
+      `${endpoint}: HTTP ${status}${grpcCode !== undefined ? ` (gRPC ${grpcCode})` : ''}${detailCode !== undefined ? ` (detail ${detailCode})` : ''}`,
+    );
   }
 }
 
 /** A field of an upstream response with the wrong type or format. Names the field, not the value. */
 export class FieldError extends ExporterError {
   /** `reason` is how a skipped row is counted: a malformed id, or any other bad field. */
-  constructor(readonly field: string, expected: string, got: unknown, readonly reason: 'bad_field' | 'bad_id' = 'bad_field') {
+  constructor(
+    readonly field: string,
+    expected: string,
+    got: unknown,
+    readonly reason: 'bad_field' | 'bad_id' = 'bad_field',
+  ) {
     super('UPSTREAM_BAD_FIELD', `field ${field}: expected ${expected}, got ${describe(got)}`);
   }
 }

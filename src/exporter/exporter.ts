@@ -50,7 +50,8 @@ export class Exporter {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
     this.exposition = new Exposition(this.store, catalogue, { build: BUILD, seriesCount: () => this.store.seriesCount() });
-    this.exposition.onTruncated = (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
+    this.exposition.onTruncated = (limit) =>
+      this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
     this.applyLimits(config);
     this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };
     this.fleet = new Fleet(this.ctx);
@@ -62,7 +63,15 @@ export class Exporter {
   private reloaded(ok: boolean): void {
     const now = Date.now();
     if (ok) this.lastLoadedMs = now;
-    this.store.set(RELOAD_KEY, [{ metric: M.configReloadSuccessful, values: [], value: ok ? 1 : 0 }, { metric: M.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 }], now, Infinity);
+    this.store.set(
+      RELOAD_KEY,
+      [
+        { metric: M.configReloadSuccessful, values: [], value: ok ? 1 : 0 },
+        { metric: M.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 },
+      ],
+      now,
+      Infinity,
+    );
   }
 
   /** Label-value cap (applied as polls are stored) and body cap (applied as /metrics is rendered). */
@@ -109,7 +118,14 @@ export class Exporter {
   }
 
   status(): RunnerStatus[] {
-    return this.runners.map((r) => ({ scope: r.scopeValue, collector: r.collector.name, runs: r.state.runs, success: r.state.success, lastSuccessMs: r.state.lastSuccessMs, lastErrorCode: r.state.lastErrorCode }));
+    return this.runners.map((r) => ({
+      scope: r.scopeValue,
+      collector: r.collector.name,
+      runs: r.state.runs,
+      success: r.state.success,
+      lastSuccessMs: r.state.lastSuccessMs,
+      lastErrorCode: r.state.lastErrorCode,
+    }));
   }
 
   /** Poll, and serve /metrics and the other routes. */

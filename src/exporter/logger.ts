@@ -9,11 +9,22 @@ export type { Logger };
 
 export type LogFormat = 'logfmt' | 'json';
 
-export const REDACT_PATHS = ['headers', '*.headers', 'swarmKey', '*.swarmKey', 'swarmKeySeed', '*.swarmKeySeed', 'password', '*.password', 'authorization', '*.authorization'];
+export const REDACT_PATHS = [
+  'headers',
+  '*.headers',
+  'swarmKey',
+  '*.swarmKey',
+  'swarmKeySeed',
+  '*.swarmKeySeed',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+];
 
 /** A logfmt value: bare when it can be, else quoted with `"`, `\` and control characters escaped. */
 function logfmtValue(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? 'null';
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null');
   if (s !== '' && !/[\s"=\\\p{Cc}]/u.test(s)) return s;
   return `"${s.replace(/[\\"\p{Cc}]/gu, (c) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }

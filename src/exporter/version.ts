@@ -28,5 +28,10 @@ export const BUILD: BuildInfo = { version: VERSION, ...fromBuild(), nodejs_versi
 
 /** What --version prints, in the shape of Prometheus's own `--version`. */
 export function versionText(b: BuildInfo = BUILD): string {
-  return [`datanode-exporter, version ${b.version} (branch: ${b.branch}, revision: ${b.revision})`, `  node version:     ${b.nodejs_version}`, `  platform:         ${process.platform}/${process.arch}`, ''].join('\n');
+  return [
+    `datanode-exporter, version ${b.version} (branch: ${b.branch}, revision: ${b.revision})`,
+    `  node version:     ${b.nodejs_version}`,
+    `  platform:         ${process.platform}/${process.arch}`,
+    '',
+  ].join('\n');
 }

@@ -15,9 +15,7 @@ export const GRPC = {
   Unavailable: 14,
 } as const;
 
-const CODE_NAMES: Record<number, string> = Object.fromEntries(
-  Object.entries(GRPC).map(([name, code]) => [code, name]),
-);
+const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GRPC).map(([name, code]) => [code, name]));
 
 export const HTTP_FOR_GRPC: Record<number, number> = {
   [GRPC.Unknown]: 500,

@@ -7,7 +7,19 @@ import { ENUM_FIELDS } from '../shared/enums.js';
 import type { PaginationFaults } from './pagination.js';
 
 export const ENDPOINTS = [
-  'statistics', 'networkhistory', 'rotations', 'markets', 'positions', 'parties', 'orders', 'signatures', 'assets', 'info', 'segments', 'marketsData', 'networkData',
+  'statistics',
+  'networkhistory',
+  'rotations',
+  'markets',
+  'positions',
+  'parties',
+  'orders',
+  'signatures',
+  'assets',
+  'info',
+  'segments',
+  'marketsData',
+  'networkData',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -116,8 +128,16 @@ export function defaultFaults(profile: SimProfile = 'spec'): FaultState {
 export class FaultError extends Error {}
 
 const BOOL_KEYS = [
-  'halted', 'peersZero', 'networkHistoryDisabled', 'marketsCore', 'nonFiniteDoubles', 'stripFreshnessHeaders', 'replaying',
-  'longAuction', 'stakeBelowTarget', 'markPriceFrozen',
+  'halted',
+  'peersZero',
+  'networkHistoryDisabled',
+  'marketsCore',
+  'nonFiniteDoubles',
+  'stripFreshnessHeaders',
+  'replaying',
+  'longAuction',
+  'stakeBelowTarget',
+  'markPriceFrozen',
 ] as const;
 const EP_BOOL = ['malformedJson', 'truncatedBody', 'wrongTypes', 'badRow', 'unknownEnums', 'missingFreshnessHeaders'] as const;
 
@@ -150,7 +170,8 @@ function endpointPatch(cur: EndpointFaults, patch: Record<string, unknown>, path
       next.error = v as ErrorFault;
     } else if (k === 'slowBody') {
       if (v === true) next.slowBody = { chunkBytes: 16, intervalMs: 200 };
-      else if (isObj(v)) next.slowBody = { chunkBytes: nonNegInt(v.chunkBytes ?? 16, `${p}.chunkBytes`) || 1, intervalMs: nonNegInt(v.intervalMs ?? 200, `${p}.intervalMs`) };
+      else if (isObj(v))
+        next.slowBody = { chunkBytes: nonNegInt(v.chunkBytes ?? 16, `${p}.chunkBytes`) || 1, intervalMs: nonNegInt(v.intervalMs ?? 200, `${p}.intervalMs`) };
       else if (v === false) delete next.slowBody;
       else throw new FaultError(`${p}: expected true or {chunkBytes, intervalMs}`);
     } else if (k === 'pagination') {
@@ -179,8 +200,7 @@ export function applyFaultPatch(state: FaultState, patch: unknown): FaultState {
     else if (k === 'datanodeVersion') {
       if (v !== null && (typeof v !== 'string' || v === '')) throw new FaultError(`${k}: expected a version string or null`);
       next.datanodeVersion = v;
-    }
-    else if (k === 'rateLimit') {
+    } else if (k === 'rateLimit') {
       if (typeof v === 'boolean') next.rateLimit.enabled = v;
       else if (isObj(v)) {
         for (const [rk, rv] of Object.entries(v)) {
@@ -192,7 +212,8 @@ export function applyFaultPatch(state: FaultState, patch: unknown): FaultState {
     } else if (k === 'endpoints') {
       if (!isObj(v)) throw new FaultError('endpoints: expected an object');
       for (const [ep, ev] of Object.entries(v)) {
-        if (ep !== '*' && !(ENDPOINTS as readonly string[]).includes(ep)) throw new FaultError(`endpoints.${ep}: unknown endpoint (one of ${ENDPOINTS.join(', ')}, *)`);
+        if (ep !== '*' && !(ENDPOINTS as readonly string[]).includes(ep))
+          throw new FaultError(`endpoints.${ep}: unknown endpoint (one of ${ENDPOINTS.join(', ')}, *)`);
         const key = ep as Endpoint | '*';
         if (ev === null) delete next.endpoints[key];
         else if (isObj(ev)) next.endpoints[key] = endpointPatch(next.endpoints[key] ?? {}, ev, `endpoints.${ep}`);
@@ -227,7 +248,11 @@ export function badRow(value: unknown): unknown {
   const copy = structuredClone(value);
   const find = (v: unknown): Record<string, unknown> | undefined => {
     if (Array.isArray(v)) return isObj(v[0]) ? (isObj(v[0].node) ? v[0].node : v[0]) : undefined;
-    if (isObj(v)) for (const e of Object.values(v)) { const r = find(e); if (r) return r; }
+    if (isObj(v))
+      for (const e of Object.values(v)) {
+        const r = find(e);
+        if (r) return r;
+      }
     return undefined;
   };
   const row = find(copy);

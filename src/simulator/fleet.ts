@@ -66,9 +66,21 @@ export class SimFleet {
   }
 
   /** Each node's state and busiest second since the last reset. */
-  report(): { height: number; markets: number; maxPerSecond: number; requests: number; nodes: { name: string; url: string; height: number; requests: number; maxPerSecond: number }[] } {
+  report(): {
+    height: number;
+    markets: number;
+    maxPerSecond: number;
+    requests: number;
+    nodes: { name: string; url: string; height: number; requests: number; maxPerSecond: number }[];
+  } {
     this.net.sync();
-    const nodes = this.nodes.map((n) => ({ name: n.name, url: n.sim.url, height: n.sim.net.height, requests: n.meter.total, maxPerSecond: n.meter.maxPerSecond }));
+    const nodes = this.nodes.map((n) => ({
+      name: n.name,
+      url: n.sim.url,
+      height: n.sim.net.height,
+      requests: n.meter.total,
+      maxPerSecond: n.meter.maxPerSecond,
+    }));
     return {
       height: this.net.height,
       markets: this.net.markets.length,

@@ -56,7 +56,8 @@ export function makeMarket(net: SimNetwork, rng: Rng, i: number): MarketRec {
     baseAsset: rng.hex(32),
     tags: [`base:${base}`, `quote:${q}`, `class:fx/crypto`, product === 'future' ? 'quarterly' : product, ...(odd ? [`note:${ODD}`] : [])],
     state,
-    tradingMode: state === 'STATE_PENDING' ? 'TRADING_MODE_OPENING_AUCTION' : state === 'STATE_SUSPENDED' ? 'TRADING_MODE_MONITORING_AUCTION' : 'TRADING_MODE_CONTINUOUS',
+    tradingMode:
+      state === 'STATE_PENDING' ? 'TRADING_MODE_OPENING_AUCTION' : state === 'STATE_SUSPENDED' ? 'TRADING_MODE_MONITORING_AUCTION' : 'TRADING_MODE_CONTINUOUS',
     decimalPlaces: rng.int(0, 6),
     // Negative on some markets: sizes in hundreds (real size = size * 10^2). Drawn always, so the
     // values drawn after it stay those of the same seed.
@@ -72,9 +73,10 @@ export function makeMarket(net: SimNetwork, rng: Rng, i: number): MarketRec {
       auctionExtension: rng.pick([60, 300, 600]),
     })),
     targetStake: { timeWindow: rng.pick([3600, 604800]), scalingFactor: rng.pick([1, 0.5, 2.5]) },
-    risk: i % 4 !== 3
-      ? { kind: 'logNormal', riskAversionParameter: 0.0001, tau: 0.0000190129, mu: 0, r: 0, sigma: rng.pick([0.8, 1.5, 2]) }
-      : { kind: 'simple', factorLong: 0.15, factorShort: 0.25, maxMoveUp: 10, minMoveDown: -5, probabilityOfTrading: 0.1 },
+    risk:
+      i % 4 !== 3
+        ? { kind: 'logNormal', riskAversionParameter: 0.0001, tau: 0.0000190129, mu: 0, r: 0, sigma: rng.pick([0.8, 1.5, 2]) }
+        : { kind: 'simple', factorLong: 0.15, factorShort: 0.25, maxMoveUp: 10, minMoveDown: -5, probabilityOfTrading: 0.1 },
     scaling: { searchLevel: 1.1, initialMargin: 1.5, collateralRelease: 1.7 },
     timestamps: { proposed, pending, open: state === 'STATE_PENDING' ? 0n : open, close: 0n },
     oracleSigner: `0x${rng.hex(20)}`,
@@ -184,7 +186,8 @@ export function generateSignatures(net: SimNetwork, rng: Rng): void {
     const resource = rng.hex(32);
     net.signatures.set(resource, []);
     const count = rng.int(0, net.opts.validators);
-    for (let k = 0; k < count; k++) pushSignature(net, resource, rng, i % 2 === 0 ? 'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL' : rng.pick(NODE_SIGNATURE_KIND.slice(1)));
+    for (let k = 0; k < count; k++)
+      pushSignature(net, resource, rng, i % 2 === 0 ? 'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL' : rng.pick(NODE_SIGNATURE_KIND.slice(1)));
   }
 }
 

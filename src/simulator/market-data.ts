@@ -27,7 +27,8 @@ const ns = (v: bigint): string => v.toString();
 
 function auction(net: SimNetwork, m: MarketRec, forced: boolean): { mode: string; start: bigint; end: bigint; trigger: string } {
   const now = net.blockTimeNs;
-  if (forced) return { mode: 'TRADING_MODE_MONITORING_AUCTION', start: now - 7200n * NS, end: now + AUCTION_EXTENSION_S * NS, trigger: 'AUCTION_TRIGGER_PRICE' };
+  if (forced)
+    return { mode: 'TRADING_MODE_MONITORING_AUCTION', start: now - 7200n * NS, end: now + AUCTION_EXTENSION_S * NS, trigger: 'AUCTION_TRIGGER_PRICE' };
   const inAuction = m.tradingMode.endsWith('_AUCTION');
   if (!inAuction) {
     auctionSince.delete(m);
@@ -44,7 +45,8 @@ function marketDataJson(net: SimNetwork, m: MarketRec, i: number, f: MarketDataF
   const first = i === 0;
   const a = auction(net, m, first && f.longAuction);
   // A frozen mark matters while the market trades continuously: the fault keeps it so.
-  if (first && f.markPriceFrozen && !f.longAuction) Object.assign(a, { mode: 'TRADING_MODE_CONTINUOUS', start: 0n, end: 0n, trigger: 'AUCTION_TRIGGER_UNSPECIFIED' });
+  if (first && f.markPriceFrozen && !f.longAuction)
+    Object.assign(a, { mode: 'TRADING_MODE_CONTINUOUS', start: 0n, end: 0n, trigger: 'AUCTION_TRIGGER_UNSPECIFIED' });
   const markH = first && f.markPriceFrozen ? 0 : h;
   const unit = 10n ** BigInt(Math.max(0, m.decimalPlaces - 3)); // at least 3 digits of price movement per block
   const mark = (1_000_000_000n + BigInt(Math.round(20_000_000 * wave(markH, m.seq, 40)))) * unit;
@@ -55,33 +57,65 @@ function marketDataJson(net: SimNetwork, m: MarketRec, i: number, f: MarketDataF
   const auctionNow = a.mode !== 'TRADING_MODE_CONTINUOUS';
   const book = (v: bigint): string => (auctionNow ? '0' : v.toString());
   return {
-    markPrice: mark.toString(), bestBidPrice: book(mark - spread), bestBidVolume: book(BigInt(10 + (h % 7))), bestOfferPrice: book(mark + spread), bestOfferVolume: book(BigInt(12 + (h % 5))),
-    bestStaticBidPrice: book(mark - spread), bestStaticBidVolume: book(BigInt(10 + (h % 7))), bestStaticOfferPrice: book(mark + spread), bestStaticOfferVolume: book(BigInt(12 + (h % 5))),
-    midPrice: book(mark), staticMidPrice: book(mark), market: m.id, timestamp: ns(net.blockTimeNs), openInterest: String(100_000 + ((h * 13 + m.seq) % 5000)),
-    auctionEnd: ns(a.end), auctionStart: ns(a.start), indicativePrice: auctionNow ? mark.toString() : '0', indicativeVolume: auctionNow ? '5' : '0',
-    marketTradingMode: a.mode, trigger: a.trigger, extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED',
-    targetStake: target.toString(), suppliedStake: ((target * BigInt(ratio)) / 100n).toString(),
+    markPrice: mark.toString(),
+    bestBidPrice: book(mark - spread),
+    bestBidVolume: book(BigInt(10 + (h % 7))),
+    bestOfferPrice: book(mark + spread),
+    bestOfferVolume: book(BigInt(12 + (h % 5))),
+    bestStaticBidPrice: book(mark - spread),
+    bestStaticBidVolume: book(BigInt(10 + (h % 7))),
+    bestStaticOfferPrice: book(mark + spread),
+    bestStaticOfferVolume: book(BigInt(12 + (h % 5))),
+    midPrice: book(mark),
+    staticMidPrice: book(mark),
+    market: m.id,
+    timestamp: ns(net.blockTimeNs),
+    openInterest: String(100_000 + ((h * 13 + m.seq) % 5000)),
+    auctionEnd: ns(a.end),
+    auctionStart: ns(a.start),
+    indicativePrice: auctionNow ? mark.toString() : '0',
+    indicativeVolume: auctionNow ? '5' : '0',
+    marketTradingMode: a.mode,
+    trigger: a.trigger,
+    extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED',
+    targetStake: target.toString(),
+    suppliedStake: ((target * BigInt(ratio)) / 100n).toString(),
     // In a price auction the bound that started it is spent (active false) until the auction ends.
     priceMonitoringBounds: m.triggers.map((t, k) => ({
-      minValidPrice: ((mark * 95n) / 100n).toString(), maxValidPrice: ((mark * 105n) / 100n).toString(),
+      minValidPrice: ((mark * 95n) / 100n).toString(),
+      maxValidPrice: ((mark * 105n) / 100n).toString(),
       trigger: { horizon: String(t.horizon), probability: t.probability, auctionExtension: String(t.auctionExtension) },
-      referencePrice: mark.toString(), active: !(k === 0 && a.trigger === 'AUCTION_TRIGGER_PRICE'),
+      referencePrice: mark.toString(),
+      active: !(k === 0 && a.trigger === 'AUCTION_TRIGGER_PRICE'),
     })),
-    marketValueProxy: target.toString(), liquidityProviderFeeShare: [], marketState: m.state,
-    nextMarkToMarket: ns(net.blockTimeNs + 5n * NS), lastTradedPrice: (mark - unit).toString(), marketGrowth: '0',
+    marketValueProxy: target.toString(),
+    liquidityProviderFeeShare: [],
+    marketState: m.state,
+    nextMarkToMarket: ns(net.blockTimeNs + 5n * NS),
+    lastTradedPrice: (mark - unit).toString(),
+    marketGrowth: '0',
     productData: m.product === 'perpetual' ? { perpetualData: perpetual(net, mark, h, m.seq) } : null,
-    liquidityProviderSla: [], nextNetworkCloseout: ns(net.blockTimeNs + 10n * NS),
-    markPriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE', markPriceState: null,
+    liquidityProviderSla: [],
+    nextNetworkCloseout: ns(net.blockTimeNs + 10n * NS),
+    markPriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE',
+    markPriceState: null,
   };
 }
 
 function perpetual(net: SimNetwork, mark: bigint, h: number, seq: number): Record<string, unknown> {
   const rate = (0.0001 * wave(h, seq, 200)).toFixed(10);
   return {
-    fundingPayment: String(Math.round(Number(mark) * Number(rate))), fundingRate: rate, internalTwap: mark.toString(), externalTwap: mark.toString(),
-    seqNum: String(Math.floor(h / 3600)), startTime: ns(net.blockTimeNs - 600n * NS), internalCompositePrice: mark.toString(),
-    nextInternalCompositePriceCalc: ns(net.blockTimeNs + 60n * NS), internalCompositePriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE',
-    underlyingIndexPrice: mark.toString(), internalCompositePriceState: null,
+    fundingPayment: String(Math.round(Number(mark) * Number(rate))),
+    fundingRate: rate,
+    internalTwap: mark.toString(),
+    externalTwap: mark.toString(),
+    seqNum: String(Math.floor(h / 3600)),
+    startTime: ns(net.blockTimeNs - 600n * NS),
+    internalCompositePrice: mark.toString(),
+    nextInternalCompositePriceCalc: ns(net.blockTimeNs + 60n * NS),
+    internalCompositePriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE',
+    underlyingIndexPrice: mark.toString(),
+    internalCompositePriceState: null,
   };
 }
 

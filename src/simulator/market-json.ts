@@ -14,12 +14,18 @@ function spec(m: MarketRec, id: string, data: Json): Json {
 }
 
 function oracleSpec(m: MarketRec, id: string, property: string, decimals: number): Json {
-  const filter = { key: { name: property, type: 'TYPE_INTEGER', numberDecimalPlaces: u(decimals) }, conditions: [{ operator: 'OPERATOR_GREATER_THAN', value: '0' }] };
+  const filter = {
+    key: { name: property, type: 'TYPE_INTEGER', numberDecimalPlaces: u(decimals) },
+    conditions: [{ operator: 'OPERATOR_GREATER_THAN', value: '0' }],
+  };
   return spec(m, id, { external: { oracle: { signers: [{ ethAddress: { address: m.oracleSigner } }], filters: [filter] } } });
 }
 
 function timeTriggerSpec(m: MarketRec, id: string): Json {
-  const trigger = { conditions: [{ operator: 'OPERATOR_GREATER_THAN_OR_EQUAL', value: '0' }], triggers: [{ initial: u(m.timestamps.proposed / 1_000_000_000n), every: '28800' }] };
+  const trigger = {
+    conditions: [{ operator: 'OPERATOR_GREATER_THAN_OR_EQUAL', value: '0' }],
+    triggers: [{ initial: u(m.timestamps.proposed / 1_000_000_000n), every: '28800' }],
+  };
   return spec(m, id, { internal: { timeTrigger: trigger } });
 }
 
@@ -58,16 +64,37 @@ function productJson(m: MarketRec): Json {
 function riskJson(m: MarketRec, nonFinite: boolean): Json {
   const r = m.risk;
   if (r.kind === 'logNormal') {
-    return { logNormalRiskModel: { riskAversionParameter: r.riskAversionParameter, tau: nonFinite ? 'NaN' : r.tau, params: { mu: r.mu, r: r.r, sigma: nonFinite ? 'Infinity' : r.sigma } } };
+    return {
+      logNormalRiskModel: {
+        riskAversionParameter: r.riskAversionParameter,
+        tau: nonFinite ? 'NaN' : r.tau,
+        params: { mu: r.mu, r: r.r, sigma: nonFinite ? 'Infinity' : r.sigma },
+      },
+    };
   }
-  const params = { factorLong: r.factorLong, factorShort: r.factorShort, maxMoveUp: nonFinite ? 'Infinity' : r.maxMoveUp, minMoveDown: nonFinite ? '-Infinity' : r.minMoveDown, probabilityOfTrading: r.probabilityOfTrading };
+  const params = {
+    factorLong: r.factorLong,
+    factorShort: r.factorShort,
+    maxMoveUp: nonFinite ? 'Infinity' : r.maxMoveUp,
+    minMoveDown: nonFinite ? '-Infinity' : r.minMoveDown,
+    probabilityOfTrading: r.probabilityOfTrading,
+  };
   return { simpleRiskModel: { params } };
 }
 
 /** Parameters a real market carries with fixed values here (liquidation, mark price, monitoring). */
 const FIXED = {
   liquidationStrategy: { disposalTimeStep: '10', disposalFraction: '0.1', fullDisposalSize: '50', maxFractionConsumed: '0.05', disposalSlippageRange: '0.03' },
-  markPriceConfiguration: { decayWeight: '0', decayPower: '0', cashAmount: '0', sourceWeights: [], sourceStalenessTolerance: [], compositePriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE', dataSourcesSpec: [], dataSourcesSpecBinding: [] },
+  markPriceConfiguration: {
+    decayWeight: '0',
+    decayPower: '0',
+    cashAmount: '0',
+    sourceWeights: [],
+    sourceStalenessTolerance: [],
+    compositePriceType: 'COMPOSITE_PRICE_TYPE_LAST_TRADE',
+    dataSourcesSpec: [],
+    dataSourcesSpecBinding: [],
+  },
 };
 
 /** `nonFiniteDoubles` (a fault) applies to every other market, so the others stay finite. */
@@ -82,8 +109,14 @@ export function marketJson(m: MarketRec, nonFiniteDoubles = false): Json {
     decimalPlaces: u(m.decimalPlaces),
     fees: { factors: { ...m.fees, treasuryFee: '0', buyBackFee: '0' }, liquidityFeeSettings: { method: 'METHOD_MARGINAL_COST' } },
     openingAuction: { duration: u(m.openingAuction.duration), volume: u(m.openingAuction.volume) },
-    priceMonitoringSettings: { parameters: { triggers: m.triggers.map((t) => ({ horizon: u(t.horizon), probability: t.probability, auctionExtension: u(t.auctionExtension) })) } },
-    liquidityMonitoringParameters: { targetStakeParameters: { timeWindow: u(m.targetStake.timeWindow), scalingFactor: m.targetStake.scalingFactor }, triggeringRatio: '0', auctionExtension: '1' },
+    priceMonitoringSettings: {
+      parameters: { triggers: m.triggers.map((t) => ({ horizon: u(t.horizon), probability: t.probability, auctionExtension: u(t.auctionExtension) })) },
+    },
+    liquidityMonitoringParameters: {
+      targetStakeParameters: { timeWindow: u(m.targetStake.timeWindow), scalingFactor: m.targetStake.scalingFactor },
+      triggeringRatio: '0',
+      auctionExtension: '1',
+    },
     tradingMode: m.tradingMode,
     state: m.state,
     marketTimestamps: { proposed: u(m.timestamps.proposed), pending: u(m.timestamps.pending), open: u(m.timestamps.open), close: u(m.timestamps.close) },

@@ -56,10 +56,28 @@ export const DEFAULT_OPTIONS: Omit<SimOptions, 'now'> = {
   appVersion: 'v0.79.0',
 };
 
-export interface AssetRec { id: string; symbol: string; decimals: number }
-export interface RotationRec { seq: number; nodeId: string; oldPubKey: string; newPubKey: string; blockHeight: number }
-export interface PartyRec { seq: number; id: string }
-export interface SignatureRec { seq: number; id: string; sig: string; kind: string }
+export interface AssetRec {
+  id: string;
+  symbol: string;
+  decimals: number;
+}
+export interface RotationRec {
+  seq: number;
+  nodeId: string;
+  oldPubKey: string;
+  newPubKey: string;
+  blockHeight: number;
+}
+export interface PartyRec {
+  seq: number;
+  id: string;
+}
+export interface SignatureRec {
+  seq: number;
+  id: string;
+  sig: string;
+  kind: string;
+}
 
 export interface MarketRec {
   seq: number;
@@ -177,4 +195,3 @@ export interface NetworkFaults {
   /** Risk parameters "NaN"/"Infinity" on some markets (protobuf JSON for non-finite doubles). */
   nonFiniteDoubles: boolean;
 }
-

@@ -43,7 +43,14 @@ export function moveOrders(net: SimNetwork, rng: Rng): void {
     // Amend: a new version with a new price (of the same magnitude) and size.
     const size = cur.size + BigInt(rng.int(-Number(cur.size < 1000n ? cur.size - 1n : 1000n), 1000));
     const filled = cur.size - cur.remaining;
-    order.versions.push({ ...cur, version: cur.version + 1, price: orderPrice(rng, cur.price > 2n ** 64n), size, remaining: size - filled > 0n ? size - filled : size, updatedAt: at });
+    order.versions.push({
+      ...cur,
+      version: cur.version + 1,
+      price: orderPrice(rng, cur.price > 2n ** 64n),
+      size,
+      remaining: size - filled > 0n ? size - filled : size,
+      updatedAt: at,
+    });
     return;
   }
   // Fills and cancels change the order in place, as the data node's latest version does.

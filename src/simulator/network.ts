@@ -10,8 +10,19 @@
 import { Rng, mix } from './rng.js';
 import { NS_PER_MS } from '../shared/time.js';
 import {
-  ASSETS, DEFAULT_OPTIONS, type AssetRec, type BlockStats, type MarketRec, type NetworkFaults, type OrderRec, type PartyRec,
-  type PositionRec, type RotationRec, type SignatureRec, type SimOptions, type StatsCounters,
+  ASSETS,
+  DEFAULT_OPTIONS,
+  type AssetRec,
+  type BlockStats,
+  type MarketRec,
+  type NetworkFaults,
+  type OrderRec,
+  type PartyRec,
+  type PositionRec,
+  type RotationRec,
+  type SignatureRec,
+  type SimOptions,
+  type StatsCounters,
 } from './model.js';
 import { ageOrder, generatePositions, generateRotationHistory, generateSignatures, makeMarket, makeOrder } from './generate.js';
 import { addSignature, moveMarkets, moveOrders, movePositions } from './movement.js';

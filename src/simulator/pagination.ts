@@ -110,10 +110,16 @@ export function parsePageRequest(query: URLSearchParams): PageRequest {
   if (after !== undefined && before !== undefined) throw invalid('cannot provide both after and before');
   if (first !== undefined && before !== undefined) throw invalid('cannot provide both first and before');
   if (last !== undefined && after !== undefined) throw invalid('cannot provide both last and after');
-  for (const [name, v] of [['first', first], ['last', last]] as const) {
+  for (const [name, v] of [
+    ['first', first],
+    ['last', last],
+  ] as const) {
     if (v !== undefined && (v < 1 || v > MAX_PAGE)) throw invalid(`${name} must be between 1 and ${MAX_PAGE}`);
   }
-  for (const [name, c] of [['after', after], ['before', before]] as const) {
+  for (const [name, c] of [
+    ['after', after],
+    ['before', before],
+  ] as const) {
     if (c !== undefined && decodeCursor(c) === undefined) throw invalid(`could not decode ${name} cursor`);
   }
   const req: PageRequest = { newestFirst };

@@ -132,7 +132,13 @@ export function assetJson(a: AssetRec): Record<string, unknown> {
   return {
     asset: {
       id: a.id,
-      details: { name: a.symbol, symbol: a.symbol, decimals: String(a.decimals), quantum: '1', erc20: { contractAddress: `0x${a.id.slice(0, 40)}`, lifetimeLimit: '0', withdrawThreshold: '0', chainId: '1' } },
+      details: {
+        name: a.symbol,
+        symbol: a.symbol,
+        decimals: String(a.decimals),
+        quantum: '1',
+        erc20: { contractAddress: `0x${a.id.slice(0, 40)}`, lifetimeLimit: '0', withdrawThreshold: '0', chainId: '1' },
+      },
       status: 'STATUS_ENABLED',
     },
   };

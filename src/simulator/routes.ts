@@ -6,10 +6,7 @@ import { DETAIL, GRPC, datanodeError, gatewayError } from './api-error.js';
 import type { Endpoint, FaultState } from './faults.js';
 import type { SimNetwork } from './network.js';
 import { paginate, parsePageRequest, singleParam, type PaginationFaults } from './pagination.js';
-import {
-  assetJson,
-  marketJson, networkHistoryJson, orderJson, partyJson, positionJson, rotationJson, signatureJson, statisticsJson,
-} from './records.js';
+import { assetJson, marketJson, networkHistoryJson, orderJson, partyJson, positionJson, rotationJson, signatureJson, statisticsJson } from './records.js';
 import { segmentsJson } from './segments.js';
 import { marketsDataJson } from './market-data.js';
 import { epochJson, networkDataJson } from './network-data.js';
@@ -36,7 +33,11 @@ function requireHexId(value: string, what: string): void {
 
 /** Repeated or comma-separated id filter; each id is 64 hex chars or the literal `network`. */
 function idFilter(query: URLSearchParams, name: string): string[] {
-  const ids = query.getAll(name).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const ids = query
+    .getAll(name)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   for (const id of ids) {
     if (id !== 'network' && !HEX64.test(id)) {
       throw datanodeError(GRPC.InvalidArgument, DETAIL.invalidFilter, `invalid filter: ${name} contains an invalid id: ${id}`);
@@ -84,7 +85,9 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'markets',
     pattern: /^\/api\/v2\/markets$/,
-    handle: ({ net, query, pageFaults }) => ({ markets: paginate(net.markets, parsePageRequest(query), (m) => marketJson(m, net.faults.nonFiniteDoubles), pageFaults) }),
+    handle: ({ net, query, pageFaults }) => ({
+      markets: paginate(net.markets, parsePageRequest(query), (m) => marketJson(m, net.faults.nonFiniteDoubles), pageFaults),
+    }),
   },
   {
     endpoint: 'markets',

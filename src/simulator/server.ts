@@ -8,7 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
-  FaultError, applyFaultPatch, badRow, defaultFaults, faultsFor, mangleTypes, unknownEnums, type EndpointFaults, type FaultState, type SimProfile,
+  FaultError,
+  applyFaultPatch,
+  badRow,
+  defaultFaults,
+  faultsFor,
+  mangleTypes,
+  unknownEnums,
+  type EndpointFaults,
+  type FaultState,
+  type SimProfile,
 } from './faults.js';
 import { SimNetwork, type NetworkFaults, type SimOptions } from './network.js';
 import { matchRoute } from './routes.js';
@@ -137,7 +146,14 @@ export class Simulator {
         throw new ApiError(500, {
           code: GRPC.Internal,
           message: 'Internal error',
-          details: [{ '@type': 'type.googleapis.com/vega.ErrorDetail', code: 10000, message: 'failed to query store', inner: 'failed to connect to `host=localhost user=vega database=vega`: dial error (dial tcp 127.0.0.1:5432: connect: connection refused)' }],
+          details: [
+            {
+              '@type': 'type.googleapis.com/vega.ErrorDetail',
+              code: 10000,
+              message: 'failed to query store',
+              inner: 'failed to connect to `host=localhost user=vega database=vega`: dial error (dial tcp 127.0.0.1:5432: connect: connection refused)',
+            },
+          ],
         });
       case 503:
         throw gatewayError(GRPC.Unavailable, 'connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:3002: connect: connection refused"');
@@ -148,12 +164,20 @@ export class Simulator {
       case 403:
         throw gatewayError(GRPC.PermissionDenied, 'banned for 600s', { 'ratelimit-retry-after': '600' });
       case 'ratelimit':
-        if (hits <= 3) throw gatewayError(GRPC.ResourceExhausted, 'rate limit exceeded', { 'ratelimit-limit': '20', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' });
+        if (hits <= 3)
+          throw gatewayError(GRPC.ResourceExhausted, 'rate limit exceeded', { 'ratelimit-limit': '20', 'ratelimit-remaining': '0', 'ratelimit-reset': '1' });
         throw gatewayError(GRPC.PermissionDenied, 'banned for 600s', { 'ratelimit-retry-after': '600' });
     }
   }
 
-  private async write(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: Record<string, string>, text: string, ef: EndpointFaults): Promise<void> {
+  private async write(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    headers: Record<string, string>,
+    text: string,
+    ef: EndpointFaults,
+  ): Promise<void> {
     if (ef.malformedJson) text = `${text.slice(0, Math.max(1, Math.floor(text.length * 0.6)))}<!-- upstream reset -->`;
 
     if (ef.oversizedBody) {

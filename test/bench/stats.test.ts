@@ -28,7 +28,8 @@ describe('percentile (nearest rank) and median', () => {
 
 describe('/proc parsing', () => {
   // Fields 14 (utime) and 15 (stime) are 1234 and 56; the command name holds spaces and a ")".
-  const stat = '4242 (node (x) y) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1234 56 0 0 20 0 11 0 777 1100000000 30000 18446744073709551615 1 1 0 0 0 0 0 4096 134234626 0 0 0 17 1 0 0 0 0 0\n';
+  const stat =
+    '4242 (node (x) y) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1234 56 0 0 20 0 11 0 777 1100000000 30000 18446744073709551615 1 1 0 0 0 0 0 4096 134234626 0 0 0 17 1 0 0 0 0 0\n';
 
   it('cpuTicks adds utime and stime, counting fields after the last ")"', () => {
     expect(cpuTicks(stat)).toBe(1290);
@@ -49,7 +50,7 @@ describe('/proc parsing', () => {
 
 describe('bodies', () => {
   const body = [
-    '# HELP vega_collector_duration_seconds Duration of the collector\'s last poll.',
+    "# HELP vega_collector_duration_seconds Duration of the collector's last poll.",
     '# TYPE vega_collector_duration_seconds gauge',
     'vega_collector_duration_seconds{target="a",collector="markets"} 0.5',
     'vega_collector_duration_seconds{target="a",collector="statistics"} 0.01',

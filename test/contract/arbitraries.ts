@@ -22,7 +22,10 @@ const nonZeroDigit = fc.constantFrom(...'123456789'.split(''));
 const hugeDigits = fc.tuple(nonZeroDigit, fc.array(digit, { minLength: 29, maxLength: 119 })).map(([h, t]) => h + t.join(''));
 
 const unsignedInt: fc.Arbitrary<string> = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom('0', '1', '9223372036854775807', '9223372036854775808', '18446744073709551615', '18446744073709551616', '9007199254740993') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('0', '1', '9223372036854775807', '9223372036854775808', '18446744073709551615', '18446744073709551616', '9007199254740993'),
+  },
   { weight: 3, arbitrary: fc.bigInt({ min: 0n, max: U64_MAX }).map(String) },
   { weight: 2, arbitrary: fc.bigInt({ min: U64_MAX + 1n, max: 10n ** 40n }).map(String) },
   { weight: 2, arbitrary: hugeDigits },
@@ -37,10 +40,12 @@ const rfc3339: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('0001-01-01T00:00:00Z', '2024-02-29T23:59:59.999999999Z', '2023-05-31T15:06:26.962283107Z') },
   {
     weight: 6,
-    arbitrary: fc.tuple(
-      fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
-      fc.option(fc.array(digit, { minLength: 1, maxLength: 9 }), { nil: undefined }),
-    ).map(([d, frac]) => d.toISOString().slice(0, 19) + (frac ? '.' + frac.join('') : '') + 'Z'),
+    arbitrary: fc
+      .tuple(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        fc.option(fc.array(digit, { minLength: 1, maxLength: 9 }), { nil: undefined }),
+      )
+      .map(([d, frac]) => d.toISOString().slice(0, 19) + (frac ? '.' + frac.join('') : '') + 'Z'),
   },
 );
 
@@ -84,10 +89,12 @@ function scalar(s: ScalarKind): fc.Arbitrary<unknown> {
   }
 }
 
-const unknownEnumName = fc.tuple(
-  fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('')),
-  fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'.split('')), { maxLength: 40 }),
-).map(([h, t]) => h + t.join(''));
+const unknownEnumName = fc
+  .tuple(
+    fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('')),
+    fc.array(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'.split('')), { maxLength: 40 }),
+  )
+  .map(([h, t]) => h + t.join(''));
 
 export function arbitraryOf(d: Desc, opts: ArbOptions = {}): fc.Arbitrary<unknown> {
   const mode = opts.mode ?? 'forward';
@@ -132,11 +139,7 @@ export function arbitraryOf(d: Desc, opts: ArbOptions = {}): fc.Arbitrary<unknow
     const base = fc.record(model, { requiredKeys: required });
     if (!oneofs?.length) return base;
     // each oneof group: none of its members, or exactly one
-    const groups = oneofs.map((g) =>
-      fc.oneof(
-        fc.constant({}),
-        ...g.map((k) => go(fields[k]!.d).map((v) => ({ [k]: v }))),
-      ));
+    const groups = oneofs.map((g) => fc.oneof(fc.constant({}), ...g.map((k) => go(fields[k]!.d).map((v) => ({ [k]: v })))));
     return fc.tuple(base, ...groups).map(([b, ...gs]) => Object.assign({}, b as object, ...gs));
   };
   return go(d);
@@ -186,11 +189,20 @@ type Site = { path: (string | number)[]; wrong: readonly unknown[] } | { path: (
 function sites(d: Desc, v: unknown, path: (string | number)[], out: Site[]): void {
   if (v === undefined) return;
   switch (d.t) {
-    case 'scalar': out.push({ path, wrong: WRONG[d.s] }); return;
-    case 'enum': out.push({ path, wrong: WRONG.enum }); return;
-    case 'nullable': if (v !== null) sites(d.of, v, path, out); return;
-    case 'arr': if (Array.isArray(v)) v.forEach((x, i) => sites(d.of, x, [...path, i], out)); return;
-    case 'opaque': return; // anything goes inside an unexpanded object
+    case 'scalar':
+      out.push({ path, wrong: WRONG[d.s] });
+      return;
+    case 'enum':
+      out.push({ path, wrong: WRONG.enum });
+      return;
+    case 'nullable':
+      if (v !== null) sites(d.of, v, path, out);
+      return;
+    case 'arr':
+      if (Array.isArray(v)) v.forEach((x, i) => sites(d.of, x, [...path, i], out));
+      return;
+    case 'opaque':
+      return; // anything goes inside an unexpanded object
     case 'obj':
       if (v === null || typeof v !== 'object') return;
       out.push({ path, strict: true });
@@ -198,7 +210,11 @@ function sites(d: Desc, v: unknown, path: (string | number)[], out: Site[]): voi
   }
 }
 
-export interface Defect { body: unknown; path: (string | number)[]; defect: string }
+export interface Defect {
+  body: unknown;
+  path: (string | number)[];
+  defect: string;
+}
 
 /** A body that the schema of `route` must reject: a valid body with one wrong-typed value or one unknown field. */
 export function invalidArbitraryFor(route: RouteKey, opts: ArbOptions = {}): fc.Arbitrary<Defect> {

@@ -120,13 +120,25 @@ describe('(b) the schema rejects what it must and accepts what it must', () => {
     ['decimalPlaces as a number', M, mkts, 5, [...node(), 'decimalPlaces']],
     ['decimalPlaces negative (uint64)', M, mkts, '-2', [...node(), 'decimalPlaces']],
     ['two products (oneof)', M, mkts, { baseAsset: 'a', quoteAsset: 'b' }, [...node(), 'tradableInstrument', 'instrument', 'spot']],
-    ['two risk models (oneof)', M, mkts, { params: { factorLong: 0.1, factorShort: 0.1, maxMoveUp: 1, minMoveDown: -1, probabilityOfTrading: 0.1 } }, [...node(), 'tradableInstrument', 'simpleRiskModel']],
+    [
+      'two risk models (oneof)',
+      M,
+      mkts,
+      { params: { factorLong: 0.1, factorShort: 0.1, maxMoveUp: 1, minMoveDown: -1, probabilityOfTrading: 0.1 } },
+      [...node(), 'tradableInstrument', 'simpleRiskModel'],
+    ],
     ['optional scalar sent as null', M, mkts, null, [...node(), 'fees', 'liquidityFeeSettings', 'feeConstant']],
     ['unknown field in tradableInstrument', M, mkts, {}, [...node(), 'tradableInstrument', 'riskModel']],
     ['repeated field absent', M, mkts, undefined, [...node(), 'allowedSellers']],
     ['fee factor with a comma', M, mkts, '0,0002', [...node(), 'fees', 'factors', 'makerFee']],
     ['tags not a list', M, mkts, 'a,b', [...node(), 'tradableInstrument', 'instrument', 'metadata', 'tags']],
-    ['property key type in lower case (nested enum)', M, mkts, 'type_integer', [...node(1), 'markPriceConfiguration', 'dataSourcesSpec', 0, 'external', 'ethOracle', 'filters', 0, 'key', 'type']],
+    [
+      'property key type in lower case (nested enum)',
+      M,
+      mkts,
+      'type_integer',
+      [...node(1), 'markPriceConfiguration', 'dataSourcesSpec', 0, 'external', 'ethOracle', 'filters', 0, 'key', 'type'],
+    ],
     ['core /markets: a connection instead of a list', 'GET /markets', core, { edges: [], pageInfo: {} }, ['markets']],
     ['order size fractional', 'GET /api/v2/order/{orderId}', order, '1.5', ['order', 'size']],
     ['order version as a number', 'GET /api/v2/order/{orderId}', order, 3, ['order', 'version']],
@@ -196,7 +208,12 @@ describe('(b) the schema rejects what it must and accepts what it must', () => {
     expect(ENUMS.MarketState).toHaveLength(11);
     expect(ENUMS.MarketTradingMode).toHaveLength(9);
     expect(ENUMS.OrderError).toHaveLength(54);
-    expect(ENUMS.PositionStatus).toEqual(['POSITION_STATUS_UNSPECIFIED', 'POSITION_STATUS_ORDERS_CLOSED', 'POSITION_STATUS_CLOSED_OUT', 'POSITION_STATUS_DISTRESSED']);
+    expect(ENUMS.PositionStatus).toEqual([
+      'POSITION_STATUS_UNSPECIFIED',
+      'POSITION_STATUS_ORDERS_CLOSED',
+      'POSITION_STATUS_CLOSED_OUT',
+      'POSITION_STATUS_DISTRESSED',
+    ]);
   });
 });
 
@@ -235,7 +252,10 @@ describe('(c) arbitraries derived from the schema', () => {
 
   it('the arbitraries reach the edge cases (huge and signed digits, "", NaN strings, nulls, omissions, unknown enums)', () => {
     const pos = fc.sample(arbitraryFor('GET /api/v2/positions'), { numRuns: 300, seed: 1 }) as any[];
-    const nodes = pos.flatMap((p) => p.positions?.edges ?? []).map((e: any) => e.node).filter(Boolean);
+    const nodes = pos
+      .flatMap((p) => p.positions?.edges ?? [])
+      .map((e: any) => e.node)
+      .filter(Boolean);
     const pnl = nodes.map((n: any) => n.realisedPnl as string);
     expect(pnl.some((v) => v.length >= 30)).toBe(true);
     expect(pnl.some((v) => v.startsWith('-') && BigInt(v) < -(2n ** 64n))).toBe(true);
@@ -246,7 +266,10 @@ describe('(c) arbitraries derived from the schema', () => {
     expect(pos.some((p) => p.positions === null)).toBe(true);
 
     const mk = fc.sample(arbitraryFor('GET /api/v2/markets'), { numRuns: 300, seed: 2 }) as any[];
-    const mn = mk.flatMap((m) => m.markets?.edges ?? []).map((e: any) => e.node).filter(Boolean);
+    const mn = mk
+      .flatMap((m) => m.markets?.edges ?? [])
+      .map((e: any) => e.node)
+      .filter(Boolean);
     const text = JSON.stringify(mk);
     expect(text).toContain('"NaN"');
     expect(text).toContain('"-Infinity"');
@@ -264,7 +287,10 @@ describe('(c) arbitraries derived from the schema', () => {
 });
 
 describe('(d) expected samples are exact and consistent', () => {
-  const expectedIn = (sub: string): string[] => readdirSync(new URL(sub, FIX)).filter((f) => f.endsWith('.expected.json')).map((f) => sub + f);
+  const expectedIn = (sub: string): string[] =>
+    readdirSync(new URL(sub, FIX))
+      .filter((f) => f.endsWith('.expected.json'))
+      .map((f) => sub + f);
   const files = [...expectedIn(''), ...expectedIn('recorded/')];
   it('every fixture has an expected file', () => {
     for (const f of [...Object.keys(FIXTURES), ...Object.keys(RECORDED)]) expect(files).toContain(f.replace(/\.json$/, '.expected.json'));
@@ -293,7 +319,9 @@ describe('(d) expected samples are exact and consistent', () => {
     const pnl = pos.find((s: any) => s.name === 'vega_position_realised_pnl' && s.labels.party_id.startsWith('682422'));
     expect(pnl.exact).toBe('123456789.123456789012345678');
     expect(pnl.value).toBe('123456789.12345679');
-    expect(pos.find((s: any) => s.name === 'vega_position_open_volume' && s.labels.party_id.startsWith('682422') && s.labels.market_id.startsWith('db0b')).value).toBe('-123456700');
+    expect(
+      pos.find((s: any) => s.name === 'vega_position_open_volume' && s.labels.party_id.startsWith('682422') && s.labels.market_id.startsWith('db0b')).value,
+    ).toBe('-123456700');
     const ord = load('order.expected.json').samples;
     expect(ord.find((s: any) => s.name === 'vega_order_price').exact).toBe('1234567890123456789.01234');
     const st = load('statistics.expected.json').samples;
@@ -317,7 +345,7 @@ function olderBody(d: Desc, body: unknown, release: Release): { body: unknown; d
     if (d.t === 'nullable') return walk(d.of, v);
     if (d.t === 'arr') return (v as unknown[]).map((x) => walk(d.of, x));
     if (d.t !== 'obj' && d.t !== 'opaque') return v;
-    const fields = d.t === 'obj' ? d.fields : d.known ?? {};
+    const fields = d.t === 'obj' ? d.fields : (d.known ?? {});
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       const f = fields[k];

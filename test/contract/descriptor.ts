@@ -17,88 +17,147 @@
 
 export const ENUMS = {
   ConditionOperator: [
-    'OPERATOR_UNSPECIFIED', 'OPERATOR_EQUALS', 'OPERATOR_GREATER_THAN', 'OPERATOR_GREATER_THAN_OR_EQUAL',
-    'OPERATOR_LESS_THAN', 'OPERATOR_LESS_THAN_OR_EQUAL',
+    'OPERATOR_UNSPECIFIED',
+    'OPERATOR_EQUALS',
+    'OPERATOR_GREATER_THAN',
+    'OPERATOR_GREATER_THAN_OR_EQUAL',
+    'OPERATOR_LESS_THAN',
+    'OPERATOR_LESS_THAN_OR_EQUAL',
   ],
   MarketTradingMode: [
-    'TRADING_MODE_UNSPECIFIED', 'TRADING_MODE_CONTINUOUS', 'TRADING_MODE_BATCH_AUCTION',
-    'TRADING_MODE_OPENING_AUCTION', 'TRADING_MODE_MONITORING_AUCTION', 'TRADING_MODE_NO_TRADING',
-    'TRADING_MODE_SUSPENDED_VIA_GOVERNANCE', 'TRADING_MODE_LONG_BLOCK_AUCTION',
+    'TRADING_MODE_UNSPECIFIED',
+    'TRADING_MODE_CONTINUOUS',
+    'TRADING_MODE_BATCH_AUCTION',
+    'TRADING_MODE_OPENING_AUCTION',
+    'TRADING_MODE_MONITORING_AUCTION',
+    'TRADING_MODE_NO_TRADING',
+    'TRADING_MODE_SUSPENDED_VIA_GOVERNANCE',
+    'TRADING_MODE_LONG_BLOCK_AUCTION',
     'TRADING_MODE_PROTOCOL_AUTOMATED_PURCHASE_AUCTION',
   ],
   OrderTimeInForce: [
-    'TIME_IN_FORCE_UNSPECIFIED', 'TIME_IN_FORCE_GTC', 'TIME_IN_FORCE_GTT', 'TIME_IN_FORCE_IOC',
-    'TIME_IN_FORCE_FOK', 'TIME_IN_FORCE_GFA', 'TIME_IN_FORCE_GFN',
+    'TIME_IN_FORCE_UNSPECIFIED',
+    'TIME_IN_FORCE_GTC',
+    'TIME_IN_FORCE_GTT',
+    'TIME_IN_FORCE_IOC',
+    'TIME_IN_FORCE_FOK',
+    'TIME_IN_FORCE_GFA',
+    'TIME_IN_FORCE_GFN',
   ],
   NodeSignatureKind: [
-    'NODE_SIGNATURE_KIND_UNSPECIFIED', 'NODE_SIGNATURE_KIND_ASSET_NEW', 'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL',
-    'NODE_SIGNATURE_KIND_ERC20_MULTISIG_SIGNER_ADDED', 'NODE_SIGNATURE_KIND_ERC20_MULTISIG_SIGNER_REMOVED',
+    'NODE_SIGNATURE_KIND_UNSPECIFIED',
+    'NODE_SIGNATURE_KIND_ASSET_NEW',
+    'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL',
+    'NODE_SIGNATURE_KIND_ERC20_MULTISIG_SIGNER_ADDED',
+    'NODE_SIGNATURE_KIND_ERC20_MULTISIG_SIGNER_REMOVED',
     'NODE_SIGNATURE_KIND_ASSET_UPDATE',
   ],
-  PropertyKeyType: [
-    'TYPE_UNSPECIFIED', 'TYPE_EMPTY', 'TYPE_INTEGER', 'TYPE_STRING', 'TYPE_BOOLEAN', 'TYPE_DECIMAL',
-    'TYPE_TIMESTAMP',
-  ],
+  PropertyKeyType: ['TYPE_UNSPECIFIED', 'TYPE_EMPTY', 'TYPE_INTEGER', 'TYPE_STRING', 'TYPE_BOOLEAN', 'TYPE_DECIMAL', 'TYPE_TIMESTAMP'],
   AssetStatus: ['STATUS_UNSPECIFIED', 'STATUS_PROPOSED', 'STATUS_REJECTED', 'STATUS_PENDING_LISTING', 'STATUS_ENABLED'],
   AuctionTrigger: [
-    'AUCTION_TRIGGER_UNSPECIFIED', 'AUCTION_TRIGGER_BATCH', 'AUCTION_TRIGGER_OPENING', 'AUCTION_TRIGGER_PRICE',
-    'AUCTION_TRIGGER_LIQUIDITY', 'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET',
-    'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS', 'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
-    'AUCTION_TRIGGER_LONG_BLOCK', 'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
+    'AUCTION_TRIGGER_UNSPECIFIED',
+    'AUCTION_TRIGGER_BATCH',
+    'AUCTION_TRIGGER_OPENING',
+    'AUCTION_TRIGGER_PRICE',
+    'AUCTION_TRIGGER_LIQUIDITY',
+    'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET',
+    'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS',
+    'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
+    'AUCTION_TRIGGER_LONG_BLOCK',
+    'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
   ],
   ChainStatus: ['CHAIN_STATUS_UNSPECIFIED', 'CHAIN_STATUS_DISCONNECTED', 'CHAIN_STATUS_REPLAYING', 'CHAIN_STATUS_CONNECTED'],
-  CompositePriceType: [
-    'COMPOSITE_PRICE_TYPE_UNSPECIFIED', 'COMPOSITE_PRICE_TYPE_WEIGHTED', 'COMPOSITE_PRICE_TYPE_MEDIAN',
-    'COMPOSITE_PRICE_TYPE_LAST_TRADE',
-  ],
+  CompositePriceType: ['COMPOSITE_PRICE_TYPE_UNSPECIFIED', 'COMPOSITE_PRICE_TYPE_WEIGHTED', 'COMPOSITE_PRICE_TYPE_MEDIAN', 'COMPOSITE_PRICE_TYPE_LAST_TRADE'],
   LiquidityFeeSettingsMethod: ['METHOD_UNSPECIFIED', 'METHOD_MARGINAL_COST', 'METHOD_WEIGHTED_AVERAGE', 'METHOD_CONSTANT'],
   MarketState: [
-    'STATE_UNSPECIFIED', 'STATE_PROPOSED', 'STATE_REJECTED', 'STATE_PENDING', 'STATE_CANCELLED', 'STATE_ACTIVE',
-    'STATE_SUSPENDED', 'STATE_CLOSED', 'STATE_TRADING_TERMINATED', 'STATE_SETTLED',
+    'STATE_UNSPECIFIED',
+    'STATE_PROPOSED',
+    'STATE_REJECTED',
+    'STATE_PENDING',
+    'STATE_CANCELLED',
+    'STATE_ACTIVE',
+    'STATE_SUSPENDED',
+    'STATE_CLOSED',
+    'STATE_TRADING_TERMINATED',
+    'STATE_SETTLED',
     'STATE_SUSPENDED_VIA_GOVERNANCE',
   ],
   NodeStatus: ['NODE_STATUS_UNSPECIFIED', 'NODE_STATUS_VALIDATOR', 'NODE_STATUS_NON_VALIDATOR'],
   OrderError: [
-    'ORDER_ERROR_UNSPECIFIED', 'ORDER_ERROR_INVALID_MARKET_ID', 'ORDER_ERROR_INVALID_ORDER_ID',
-    'ORDER_ERROR_OUT_OF_SEQUENCE', 'ORDER_ERROR_INVALID_REMAINING_SIZE', 'ORDER_ERROR_TIME_FAILURE',
-    'ORDER_ERROR_REMOVAL_FAILURE', 'ORDER_ERROR_INVALID_EXPIRATION_DATETIME', 'ORDER_ERROR_INVALID_ORDER_REFERENCE',
-    'ORDER_ERROR_EDIT_NOT_ALLOWED', 'ORDER_ERROR_AMEND_FAILURE', 'ORDER_ERROR_NOT_FOUND',
-    'ORDER_ERROR_INVALID_PARTY_ID', 'ORDER_ERROR_MARKET_CLOSED', 'ORDER_ERROR_MARGIN_CHECK_FAILED',
-    'ORDER_ERROR_MISSING_GENERAL_ACCOUNT', 'ORDER_ERROR_INTERNAL_ERROR', 'ORDER_ERROR_INVALID_SIZE',
-    'ORDER_ERROR_INVALID_PERSISTENCE', 'ORDER_ERROR_INVALID_TYPE', 'ORDER_ERROR_SELF_TRADING',
-    'ORDER_ERROR_INSUFFICIENT_FUNDS_TO_PAY_FEES', 'ORDER_ERROR_INCORRECT_MARKET_TYPE',
-    'ORDER_ERROR_INVALID_TIME_IN_FORCE', 'ORDER_ERROR_CANNOT_SEND_GFN_ORDER_DURING_AN_AUCTION',
-    'ORDER_ERROR_CANNOT_SEND_GFA_ORDER_DURING_CONTINUOUS_TRADING', 'ORDER_ERROR_CANNOT_AMEND_TO_GTT_WITHOUT_EXPIRYAT',
-    'ORDER_ERROR_EXPIRYAT_BEFORE_CREATEDAT', 'ORDER_ERROR_CANNOT_HAVE_GTC_AND_EXPIRYAT',
-    'ORDER_ERROR_CANNOT_AMEND_TO_FOK_OR_IOC', 'ORDER_ERROR_CANNOT_AMEND_TO_GFA_OR_GFN',
-    'ORDER_ERROR_CANNOT_AMEND_FROM_GFA_OR_GFN', 'ORDER_ERROR_CANNOT_SEND_IOC_ORDER_DURING_AUCTION',
-    'ORDER_ERROR_CANNOT_SEND_FOK_ORDER_DURING_AUCTION', 'ORDER_ERROR_MUST_BE_LIMIT_ORDER',
-    'ORDER_ERROR_MUST_BE_GTT_OR_GTC', 'ORDER_ERROR_WITHOUT_REFERENCE_PRICE',
-    'ORDER_ERROR_BUY_CANNOT_REFERENCE_BEST_ASK_PRICE', 'ORDER_ERROR_OFFSET_MUST_BE_GREATER_OR_EQUAL_TO_ZERO',
-    'ORDER_ERROR_SELL_CANNOT_REFERENCE_BEST_BID_PRICE', 'ORDER_ERROR_OFFSET_MUST_BE_GREATER_THAN_ZERO',
-    'ORDER_ERROR_INSUFFICIENT_ASSET_BALANCE', 'ORDER_ERROR_CANNOT_AMEND_PEGGED_ORDER_DETAILS_ON_NON_PEGGED_ORDER',
-    'ORDER_ERROR_UNABLE_TO_REPRICE_PEGGED_ORDER', 'ORDER_ERROR_UNABLE_TO_AMEND_PRICE_ON_PEGGED_ORDER',
-    'ORDER_ERROR_NON_PERSISTENT_ORDER_OUT_OF_PRICE_BOUNDS', 'ORDER_ERROR_TOO_MANY_PEGGED_ORDERS',
-    'ORDER_ERROR_POST_ONLY_ORDER_WOULD_TRADE', 'ORDER_ERROR_REDUCE_ONLY_ORDER_WOULD_NOT_REDUCE_POSITION',
-    'ORDER_ERROR_ISOLATED_MARGIN_CHECK_FAILED', 'ORDER_ERROR_PEGGED_ORDERS_NOT_ALLOWED_IN_ISOLATED_MARGIN_MODE',
-    'ORDER_ERROR_PRICE_NOT_IN_TICK_SIZE', 'ORDER_ERROR_PRICE_MUST_BE_LESS_THAN_OR_EQUAL_TO_MAX_PRICE',
+    'ORDER_ERROR_UNSPECIFIED',
+    'ORDER_ERROR_INVALID_MARKET_ID',
+    'ORDER_ERROR_INVALID_ORDER_ID',
+    'ORDER_ERROR_OUT_OF_SEQUENCE',
+    'ORDER_ERROR_INVALID_REMAINING_SIZE',
+    'ORDER_ERROR_TIME_FAILURE',
+    'ORDER_ERROR_REMOVAL_FAILURE',
+    'ORDER_ERROR_INVALID_EXPIRATION_DATETIME',
+    'ORDER_ERROR_INVALID_ORDER_REFERENCE',
+    'ORDER_ERROR_EDIT_NOT_ALLOWED',
+    'ORDER_ERROR_AMEND_FAILURE',
+    'ORDER_ERROR_NOT_FOUND',
+    'ORDER_ERROR_INVALID_PARTY_ID',
+    'ORDER_ERROR_MARKET_CLOSED',
+    'ORDER_ERROR_MARGIN_CHECK_FAILED',
+    'ORDER_ERROR_MISSING_GENERAL_ACCOUNT',
+    'ORDER_ERROR_INTERNAL_ERROR',
+    'ORDER_ERROR_INVALID_SIZE',
+    'ORDER_ERROR_INVALID_PERSISTENCE',
+    'ORDER_ERROR_INVALID_TYPE',
+    'ORDER_ERROR_SELF_TRADING',
+    'ORDER_ERROR_INSUFFICIENT_FUNDS_TO_PAY_FEES',
+    'ORDER_ERROR_INCORRECT_MARKET_TYPE',
+    'ORDER_ERROR_INVALID_TIME_IN_FORCE',
+    'ORDER_ERROR_CANNOT_SEND_GFN_ORDER_DURING_AN_AUCTION',
+    'ORDER_ERROR_CANNOT_SEND_GFA_ORDER_DURING_CONTINUOUS_TRADING',
+    'ORDER_ERROR_CANNOT_AMEND_TO_GTT_WITHOUT_EXPIRYAT',
+    'ORDER_ERROR_EXPIRYAT_BEFORE_CREATEDAT',
+    'ORDER_ERROR_CANNOT_HAVE_GTC_AND_EXPIRYAT',
+    'ORDER_ERROR_CANNOT_AMEND_TO_FOK_OR_IOC',
+    'ORDER_ERROR_CANNOT_AMEND_TO_GFA_OR_GFN',
+    'ORDER_ERROR_CANNOT_AMEND_FROM_GFA_OR_GFN',
+    'ORDER_ERROR_CANNOT_SEND_IOC_ORDER_DURING_AUCTION',
+    'ORDER_ERROR_CANNOT_SEND_FOK_ORDER_DURING_AUCTION',
+    'ORDER_ERROR_MUST_BE_LIMIT_ORDER',
+    'ORDER_ERROR_MUST_BE_GTT_OR_GTC',
+    'ORDER_ERROR_WITHOUT_REFERENCE_PRICE',
+    'ORDER_ERROR_BUY_CANNOT_REFERENCE_BEST_ASK_PRICE',
+    'ORDER_ERROR_OFFSET_MUST_BE_GREATER_OR_EQUAL_TO_ZERO',
+    'ORDER_ERROR_SELL_CANNOT_REFERENCE_BEST_BID_PRICE',
+    'ORDER_ERROR_OFFSET_MUST_BE_GREATER_THAN_ZERO',
+    'ORDER_ERROR_INSUFFICIENT_ASSET_BALANCE',
+    'ORDER_ERROR_CANNOT_AMEND_PEGGED_ORDER_DETAILS_ON_NON_PEGGED_ORDER',
+    'ORDER_ERROR_UNABLE_TO_REPRICE_PEGGED_ORDER',
+    'ORDER_ERROR_UNABLE_TO_AMEND_PRICE_ON_PEGGED_ORDER',
+    'ORDER_ERROR_NON_PERSISTENT_ORDER_OUT_OF_PRICE_BOUNDS',
+    'ORDER_ERROR_TOO_MANY_PEGGED_ORDERS',
+    'ORDER_ERROR_POST_ONLY_ORDER_WOULD_TRADE',
+    'ORDER_ERROR_REDUCE_ONLY_ORDER_WOULD_NOT_REDUCE_POSITION',
+    'ORDER_ERROR_ISOLATED_MARGIN_CHECK_FAILED',
+    'ORDER_ERROR_PEGGED_ORDERS_NOT_ALLOWED_IN_ISOLATED_MARGIN_MODE',
+    'ORDER_ERROR_PRICE_NOT_IN_TICK_SIZE',
+    'ORDER_ERROR_PRICE_MUST_BE_LESS_THAN_OR_EQUAL_TO_MAX_PRICE',
     'ORDER_ERROR_SELL_ORDER_NOT_ALLOWED',
   ],
   OrderStatus: [
-    'STATUS_UNSPECIFIED', 'STATUS_ACTIVE', 'STATUS_EXPIRED', 'STATUS_CANCELLED', 'STATUS_STOPPED', 'STATUS_FILLED',
-    'STATUS_REJECTED', 'STATUS_PARTIALLY_FILLED', 'STATUS_PARKED',
+    'STATUS_UNSPECIFIED',
+    'STATUS_ACTIVE',
+    'STATUS_EXPIRED',
+    'STATUS_CANCELLED',
+    'STATUS_STOPPED',
+    'STATUS_FILLED',
+    'STATUS_REJECTED',
+    'STATUS_PARTIALLY_FILLED',
+    'STATUS_PARKED',
   ],
   OrderType: ['TYPE_UNSPECIFIED', 'TYPE_LIMIT', 'TYPE_MARKET', 'TYPE_NETWORK'],
-  PeggedReference: [
-    'PEGGED_REFERENCE_UNSPECIFIED', 'PEGGED_REFERENCE_MID', 'PEGGED_REFERENCE_BEST_BID', 'PEGGED_REFERENCE_BEST_ASK',
-  ],
-  PositionStatus: [
-    'POSITION_STATUS_UNSPECIFIED', 'POSITION_STATUS_ORDERS_CLOSED', 'POSITION_STATUS_CLOSED_OUT',
-    'POSITION_STATUS_DISTRESSED',
-  ],
+  PeggedReference: ['PEGGED_REFERENCE_UNSPECIFIED', 'PEGGED_REFERENCE_MID', 'PEGGED_REFERENCE_BEST_BID', 'PEGGED_REFERENCE_BEST_ASK'],
+  PositionStatus: ['POSITION_STATUS_UNSPECIFIED', 'POSITION_STATUS_ORDERS_CLOSED', 'POSITION_STATUS_CLOSED_OUT', 'POSITION_STATUS_DISTRESSED'],
   Side: ['SIDE_UNSPECIFIED', 'SIDE_BUY', 'SIDE_SELL'],
   ValidatorNodeStatus: [
-    'VALIDATOR_NODE_STATUS_UNSPECIFIED', 'VALIDATOR_NODE_STATUS_TENDERMINT', 'VALIDATOR_NODE_STATUS_ERSATZ',
+    'VALIDATOR_NODE_STATUS_UNSPECIFIED',
+    'VALIDATOR_NODE_STATUS_TENDERMINT',
+    'VALIDATOR_NODE_STATUS_ERSATZ',
     'VALIDATOR_NODE_STATUS_PENDING',
   ],
 } as const satisfies Record<string, readonly string[]>;
@@ -125,8 +184,19 @@ export type EnumName = keyof typeof ENUMS;
  *  rfc3339OrEmpty same, or "" (genesisTime while the chain replays)
  */
 export type ScalarKind =
-  | 'uint64' | 'int64' | 'int32' | 'double' | 'bool' | 'string' | 'bytes'
-  | 'amount' | 'signedAmount' | 'decimal' | 'signedDecimal' | 'rfc3339' | 'rfc3339OrEmpty';
+  | 'uint64'
+  | 'int64'
+  | 'int32'
+  | 'double'
+  | 'bool'
+  | 'string'
+  | 'bytes'
+  | 'amount'
+  | 'signedAmount'
+  | 'decimal'
+  | 'signedDecimal'
+  | 'rfc3339'
+  | 'rfc3339OrEmpty';
 
 export type Desc =
   | { t: 'scalar'; s: ScalarKind }
@@ -145,7 +215,11 @@ export const RELEASES = ['0.73', '0.74', '0.75', '0.76', '0.77', '0.78', '0.79']
 export type Release = (typeof RELEASES)[number];
 export const LATEST: Release = '0.79';
 
-export interface Field { d: Desc; optional: boolean; since?: Release }
+export interface Field {
+  d: Desc;
+  optional: boolean;
+  since?: Release;
+}
 
 type FieldInput = Desc | Field;
 const isField = (x: FieldInput): x is Field => (x as Field).d !== undefined && 'optional' in x;
@@ -175,11 +249,9 @@ export const arr = (of: Desc): Desc => ({ t: 'arr', of });
 export const obj = (fields: Record<string, FieldInput>, oneofs?: string[][]): Desc =>
   oneofs ? { t: 'obj', fields: toFields(fields), oneofs } : { t: 'obj', fields: toFields(fields) };
 /** a protobuf message-typed field: an object, or null when unset */
-export const msg = (fields: Record<string, FieldInput>, oneofs?: string[][]): Desc =>
-  ({ t: 'nullable', of: obj(fields, oneofs) });
+export const msg = (fields: Record<string, FieldInput>, oneofs?: string[][]): Desc => ({ t: 'nullable', of: obj(fields, oneofs) });
 /** an unexpanded message (object, or null when unset) */
-export const opaque = (known?: Record<string, FieldInput>): Desc =>
-  ({ t: 'nullable', of: known ? { t: 'opaque', known: toFields(known) } : { t: 'opaque' } });
+export const opaque = (known?: Record<string, FieldInput>): Desc => ({ t: 'nullable', of: known ? { t: 'opaque', known: toFields(known) } : { t: 'opaque' } });
 /** a field that may be absent (proto3 `optional`, or a member of a oneof) */
 export const opt = (d: Desc): Field => ({ d, optional: true });
 /** a field first published in `release`: bodies of older releases may lack it */
@@ -191,8 +263,7 @@ export const since = (release: Release, d: Desc | Field): Field => ({ ...(isFiel
 
 const pageInfo = obj({ hasNextPage: BOOL, hasPreviousPage: BOOL, startCursor: STR, endCursor: STR });
 /** `{<key>: {edges: [{node, cursor}], pageInfo}}` */
-const connection = (key: string, node: Desc): Desc =>
-  obj({ [key]: msg({ edges: arr(obj({ node: node, cursor: STR })), pageInfo: pageInfo }) });
+const connection = (key: string, node: Desc): Desc => obj({ [key]: msg({ edges: arr(obj({ node: node, cursor: STR })), pageInfo: pageInfo }) });
 // Note: node inside an edge is a message; an edge whose node is null is not something a real node sends,
 // but the encoding rule (unset message = null) allows it, so `node` is nullable below via msg().
 
@@ -202,44 +273,59 @@ const filter = obj({ key: propertyKey, conditions: arr(opaque()) });
 
 const dataSourceDefinition = obj(
   {
-    internal: opt(msg(
-      {
-        time: opt(msg({ conditions: arr(condition) })),
-        timeTrigger: opt(msg({
-          conditions: arr(condition),
-          triggers: arr(obj({ initial: opt(I64), every: I64 })),
-        })),
-      },
-      [['time', 'timeTrigger']],
-    )),
-    external: opt(msg(
-      {
-        oracle: opt(msg({
-          signers: arr(obj(
-            {
-              pubKey: opt(msg({ key: STR })),
-              ethAddress: opt(msg({ address: STR })),
-            },
-            [['pubKey', 'ethAddress']],
-          )),
-          filters: arr(filter),
-        })),
-        ethOracle: opt(msg({
-          address: STR,
-          abi: STR,
-          method: STR,
-          args: arr(opaque()),
-          trigger: msg({
-            timeTrigger: opt(msg({ initial: opt(U64), every: opt(U64), until: opt(U64) })),
-          }, [['timeTrigger']]),
-          requiredConfirmations: U64,
-          filters: arr(filter),
-          normalisers: arr(obj({ name: STR, expression: STR })),
-          sourceChainId: U64,
-        })),
-      },
-      [['oracle', 'ethOracle']],
-    )),
+    internal: opt(
+      msg(
+        {
+          time: opt(msg({ conditions: arr(condition) })),
+          timeTrigger: opt(
+            msg({
+              conditions: arr(condition),
+              triggers: arr(obj({ initial: opt(I64), every: I64 })),
+            }),
+          ),
+        },
+        [['time', 'timeTrigger']],
+      ),
+    ),
+    external: opt(
+      msg(
+        {
+          oracle: opt(
+            msg({
+              signers: arr(
+                obj(
+                  {
+                    pubKey: opt(msg({ key: STR })),
+                    ethAddress: opt(msg({ address: STR })),
+                  },
+                  [['pubKey', 'ethAddress']],
+                ),
+              ),
+              filters: arr(filter),
+            }),
+          ),
+          ethOracle: opt(
+            msg({
+              address: STR,
+              abi: STR,
+              method: STR,
+              args: arr(opaque()),
+              trigger: msg(
+                {
+                  timeTrigger: opt(msg({ initial: opt(U64), every: opt(U64), until: opt(U64) })),
+                },
+                [['timeTrigger']],
+              ),
+              requiredConfirmations: U64,
+              filters: arr(filter),
+              normalisers: arr(obj({ name: STR, expression: STR })),
+              sourceChainId: U64,
+            }),
+          ),
+        },
+        [['oracle', 'ethOracle']],
+      ),
+    ),
   },
   [['internal', 'external']],
 );
@@ -251,30 +337,34 @@ const instrument = msg(
     name: STR,
     // "not expanded here"; the exporter reads metadata.tags (docs/metrics.md), so tags is typed.
     metadata: opaque({ tags: opt(arr(STR)) }),
-    future: opt(msg({
-      settlementAsset: STR,
-      quoteName: STR,
-      dataSourceSpecForSettlementData: opaque(),
-      dataSourceSpecForTradingTermination: opaque(),
-      dataSourceSpecBinding: opaque(),
-      cap: opt(msg({ maxPrice: AMT, binarySettlement: opt(BOOL), fullyCollateralised: opt(BOOL) })),
-    })),
+    future: opt(
+      msg({
+        settlementAsset: STR,
+        quoteName: STR,
+        dataSourceSpecForSettlementData: opaque(),
+        dataSourceSpecForTradingTermination: opaque(),
+        dataSourceSpecBinding: opaque(),
+        cap: opt(msg({ maxPrice: AMT, binarySettlement: opt(BOOL), fullyCollateralised: opt(BOOL) })),
+      }),
+    ),
     spot: opt(msg({ baseAsset: STR, quoteAsset: STR })),
-    perpetual: opt(msg({
-      settlementAsset: STR,
-      quoteName: STR,
-      marginFundingFactor: DEC,
-      interestRate: SDEC,
-      clampLowerBound: SDEC,
-      clampUpperBound: SDEC,
-      dataSourceSpecForSettlementSchedule: opaque(),
-      dataSourceSpecForSettlementData: opaque(),
-      dataSourceSpecBinding: opaque(),
-      fundingRateScalingFactor: opt(DEC),
-      fundingRateLowerBound: opt(SDEC),
-      fundingRateUpperBound: opt(SDEC),
-      internalCompositePriceConfig: opt(opaque()),
-    })),
+    perpetual: opt(
+      msg({
+        settlementAsset: STR,
+        quoteName: STR,
+        marginFundingFactor: DEC,
+        interestRate: SDEC,
+        clampLowerBound: SDEC,
+        clampUpperBound: SDEC,
+        dataSourceSpecForSettlementSchedule: opaque(),
+        dataSourceSpecForSettlementData: opaque(),
+        dataSourceSpecBinding: opaque(),
+        fundingRateScalingFactor: opt(DEC),
+        fundingRateLowerBound: opt(SDEC),
+        fundingRateUpperBound: opt(SDEC),
+        internalCompositePriceConfig: opt(opaque()),
+      }),
+    ),
   },
   [['future', 'spot', 'perpetual']],
 );
@@ -286,15 +376,19 @@ const tradableInstrument = msg(
       scalingFactors: msg({ searchLevel: DBL, initialMargin: DBL, collateralRelease: DBL }),
       fullyCollateralised: opt(BOOL),
     }),
-    logNormalRiskModel: opt(msg({
-      riskAversionParameter: DBL,
-      tau: DBL,
-      params: msg({ mu: DBL, r: DBL, sigma: DBL }),
-      riskFactorOverride: opt(msg({ short: DEC, long: DEC })),
-    })),
-    simpleRiskModel: opt(msg({
-      params: msg({ factorLong: DBL, factorShort: DBL, maxMoveUp: DBL, minMoveDown: DBL, probabilityOfTrading: DBL }),
-    })),
+    logNormalRiskModel: opt(
+      msg({
+        riskAversionParameter: DBL,
+        tau: DBL,
+        params: msg({ mu: DBL, r: DBL, sigma: DBL }),
+        riskFactorOverride: opt(msg({ short: DEC, long: DEC })),
+      }),
+    ),
+    simpleRiskModel: opt(
+      msg({
+        params: msg({ factorLong: DBL, factorShort: DBL, maxMoveUp: DBL, minMoveDown: DBL, probabilityOfTrading: DBL }),
+      }),
+    ),
   },
   [['logNormalRiskModel', 'simpleRiskModel']],
 );
@@ -307,8 +401,11 @@ export const MARKET = msg({
   decimalPlaces: U64,
   fees: msg({
     factors: msg({
-      makerFee: DEC, infrastructureFee: DEC, liquidityFee: DEC,
-      treasuryFee: since('0.78', DEC), buyBackFee: since('0.78', DEC),
+      makerFee: DEC,
+      infrastructureFee: DEC,
+      liquidityFee: DEC,
+      treasuryFee: since('0.78', DEC),
+      buyBackFee: since('0.78', DEC),
     }),
     liquidityFeeSettings: since('0.74', msg({ method: en('LiquidityFeeSettingsMethod'), feeConstant: opt(DEC) })),
   }),
@@ -329,29 +426,37 @@ export const MARKET = msg({
   parentMarketId: opt(STR),
   insurancePoolFraction: opt(DEC),
   successorMarketId: opt(STR),
-  liquiditySlaParams: opt(msg({
-    priceRange: DEC,
-    commitmentMinTimeFraction: DEC,
-    performanceHysteresisEpochs: U64,
-    slaCompetitionFactor: DEC,
-  })),
-  liquidationStrategy: since('0.74', msg({
-    disposalTimeStep: I64,
-    disposalFraction: DEC,
-    fullDisposalSize: U64,
-    maxFractionConsumed: DEC,
-    disposalSlippageRange: DEC,
-  })),
-  markPriceConfiguration: since('0.75', msg({
-    decayWeight: DEC,
-    decayPower: U64,
-    cashAmount: AMT,
-    sourceWeights: arr(DEC),
-    sourceStalenessTolerance: arr(STR),
-    compositePriceType: en('CompositePriceType'),
-    dataSourcesSpec: arr(dataSourceDefinition),
-    dataSourcesSpecBinding: arr(obj({ priceSourceProperty: STR })),
-  })),
+  liquiditySlaParams: opt(
+    msg({
+      priceRange: DEC,
+      commitmentMinTimeFraction: DEC,
+      performanceHysteresisEpochs: U64,
+      slaCompetitionFactor: DEC,
+    }),
+  ),
+  liquidationStrategy: since(
+    '0.74',
+    msg({
+      disposalTimeStep: I64,
+      disposalFraction: DEC,
+      fullDisposalSize: U64,
+      maxFractionConsumed: DEC,
+      disposalSlippageRange: DEC,
+    }),
+  ),
+  markPriceConfiguration: since(
+    '0.75',
+    msg({
+      decayWeight: DEC,
+      decayPower: U64,
+      cashAmount: AMT,
+      sourceWeights: arr(DEC),
+      sourceStalenessTolerance: arr(STR),
+      compositePriceType: en('CompositePriceType'),
+      dataSourcesSpec: arr(dataSourceDefinition),
+      dataSourcesSpecBinding: arr(obj({ priceSourceProperty: STR })),
+    }),
+  ),
   tickSize: since('0.76', AMT),
   enableTransactionReordering: since('0.77', BOOL),
   allowedEmptyAmmLevels: opt(U64),
@@ -384,51 +489,64 @@ const MARKET_DATA = obj({
   extensionTrigger: en('AuctionTrigger'),
   targetStake: AMT,
   suppliedStake: AMT,
-  priceMonitoringBounds: arr(obj({
-    minValidPrice: AMT,
-    maxValidPrice: AMT,
-    trigger: msg({ horizon: I64, probability: DEC, auctionExtension: I64 }),
-    referencePrice: DEC,
-    active: since('0.77', BOOL),
-  })),
+  priceMonitoringBounds: arr(
+    obj({
+      minValidPrice: AMT,
+      maxValidPrice: AMT,
+      trigger: msg({ horizon: I64, probability: DEC, auctionExtension: I64 }),
+      referencePrice: DEC,
+      active: since('0.77', BOOL),
+    }),
+  ),
   marketValueProxy: DEC,
-  liquidityProviderFeeShare: arr(obj({
-    party: STR,
-    equityLikeShare: DEC,
-    averageEntryValuation: DEC,
-    averageScore: DEC,
-    virtualStake: DEC,
-  })),
+  liquidityProviderFeeShare: arr(
+    obj({
+      party: STR,
+      equityLikeShare: DEC,
+      averageEntryValuation: DEC,
+      averageScore: DEC,
+      virtualStake: DEC,
+    }),
+  ),
   marketState: en('MarketState'),
   nextMarkToMarket: NS,
   lastTradedPrice: AMT,
   marketGrowth: SDEC,
-  productData: opt(msg({
-    perpetualData: opt(msg({
-      fundingPayment: SAMT,
-      fundingRate: SDEC,
-      internalTwap: AMT,
-      externalTwap: AMT,
-      seqNum: since('0.74', U64),
-      startTime: since('0.74', NS),
-      internalCompositePrice: since('0.75', AMT),
-      nextInternalCompositePriceCalc: since('0.75', NS),
-      internalCompositePriceType: since('0.75', en('CompositePriceType')),
-      underlyingIndexPrice: since('0.76', AMT),
-      internalCompositePriceState: since('0.76', priceSourceState),
-    })),
-  }, [['perpetualData']])),
-  liquidityProviderSla: arr(obj({
-    party: STR,
-    currentEpochFractionOfTimeOnBook: DEC,
-    lastEpochFractionOfTimeOnBook: DEC,
-    lastEpochFeePenalty: DEC,
-    lastEpochBondPenalty: DEC,
-    hysteresisPeriodFeePenalties: arr(DEC),
-    requiredLiquidity: DEC,
-    notionalVolumeBuys: DEC,
-    notionalVolumeSells: DEC,
-  })),
+  productData: opt(
+    msg(
+      {
+        perpetualData: opt(
+          msg({
+            fundingPayment: SAMT,
+            fundingRate: SDEC,
+            internalTwap: AMT,
+            externalTwap: AMT,
+            seqNum: since('0.74', U64),
+            startTime: since('0.74', NS),
+            internalCompositePrice: since('0.75', AMT),
+            nextInternalCompositePriceCalc: since('0.75', NS),
+            internalCompositePriceType: since('0.75', en('CompositePriceType')),
+            underlyingIndexPrice: since('0.76', AMT),
+            internalCompositePriceState: since('0.76', priceSourceState),
+          }),
+        ),
+      },
+      [['perpetualData']],
+    ),
+  ),
+  liquidityProviderSla: arr(
+    obj({
+      party: STR,
+      currentEpochFractionOfTimeOnBook: DEC,
+      lastEpochFractionOfTimeOnBook: DEC,
+      lastEpochFeePenalty: DEC,
+      lastEpochBondPenalty: DEC,
+      hysteresisPeriodFeePenalties: arr(DEC),
+      requiredLiquidity: DEC,
+      notionalVolumeBuys: DEC,
+      notionalVolumeSells: DEC,
+    }),
+  ),
   nextNetworkCloseout: since('0.74', NS),
   markPriceType: since('0.75', en('CompositePriceType')),
   markPriceState: since('0.76', priceSourceState),
@@ -528,14 +646,16 @@ export const DESCRIPTORS = {
   'GET /api/v2/vega/time': obj({ timestamp: NS }),
   'GET /api/v2/networkhistory': obj({ ipfsAddress: STR, swarmKey: STR, swarmKeySeed: STR, connectedPeers: arr(STR) }),
   'GET /api/v2/networkhistory/segments': obj({
-    segments: arr(obj({
-      fromHeight: I64,
-      toHeight: I64,
-      historySegmentId: STR,
-      previousHistorySegmentId: STR,
-      databaseVersion: I64,
-      chainId: STR,
-    })),
+    segments: arr(
+      obj({
+        fromHeight: I64,
+        toHeight: I64,
+        historySegmentId: STR,
+        previousHistorySegmentId: STR,
+        databaseVersion: I64,
+        chainId: STR,
+      }),
+    ),
   }),
   'GET /api/v2/vega/keys/rotations': rotations,
   /** the specification's path; real nodes serve `vega` literally (datanode-api.md "Ports and paths") */
@@ -563,31 +683,37 @@ export const DESCRIPTORS = {
       status: en('AssetStatus'),
     }),
   }),
-  'GET /api/v2/positions': connection('positions', msg({
-    marketId: STR,
-    partyId: STR,
-    openVolume: I64,
-    realisedPnl: SAMT,
-    unrealisedPnl: SAMT,
-    averageEntryPrice: AMT,
-    updatedAt: NS,
-    lossSocialisationAmount: SAMT,
-    positionStatus: en('PositionStatus'),
-    takerFeesPaid: since('0.79', DEC),
-    makerFeesReceived: since('0.79', DEC),
-    feesPaid: since('0.79', DEC),
-    takerFeesPaidSince: since('0.79', DEC),
-    makerFeesReceivedSince: since('0.79', DEC),
-    feesPaidSince: since('0.79', DEC),
-    fundingPaymentAmount: since('0.79', SDEC),
-    fundingPaymentAmountSince: since('0.79', SDEC),
-  })),
-  'GET /api/v2/parties': connection('parties', msg({
-    id: STR,
-    alias: STR,
-    // schema: "object (not expanded here)"; datanode-api.md shows `metadata: []` (repeated Metadata).
-    metadata: arr(opaque()),
-  })),
+  'GET /api/v2/positions': connection(
+    'positions',
+    msg({
+      marketId: STR,
+      partyId: STR,
+      openVolume: I64,
+      realisedPnl: SAMT,
+      unrealisedPnl: SAMT,
+      averageEntryPrice: AMT,
+      updatedAt: NS,
+      lossSocialisationAmount: SAMT,
+      positionStatus: en('PositionStatus'),
+      takerFeesPaid: since('0.79', DEC),
+      makerFeesReceived: since('0.79', DEC),
+      feesPaid: since('0.79', DEC),
+      takerFeesPaidSince: since('0.79', DEC),
+      makerFeesReceivedSince: since('0.79', DEC),
+      feesPaidSince: since('0.79', DEC),
+      fundingPaymentAmount: since('0.79', SDEC),
+      fundingPaymentAmountSince: since('0.79', SDEC),
+    }),
+  ),
+  'GET /api/v2/parties': connection(
+    'parties',
+    msg({
+      id: STR,
+      alias: STR,
+      // schema: "object (not expanded here)"; datanode-api.md shows `metadata: []` (repeated Metadata).
+      metadata: arr(opaque()),
+    }),
+  ),
   'GET /api/v2/order/{orderId}': obj({
     order: msg({
       id: STR,

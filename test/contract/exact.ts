@@ -4,12 +4,22 @@
  * (round-half-to-even), without going through Number() on a long string.
  */
 
-export interface Rat { n: bigint; d: bigint } // d > 0
+export interface Rat {
+  n: bigint;
+  d: bigint;
+} // d > 0
 
-const gcd = (a: bigint, b: bigint): bigint => { a = a < 0n ? -a : a; while (b) [a, b] = [b, a % b]; return a; };
+const gcd = (a: bigint, b: bigint): bigint => {
+  a = a < 0n ? -a : a;
+  while (b) [a, b] = [b, a % b];
+  return a;
+};
 export const rat = (n: bigint, d = 1n): Rat => {
   if (d === 0n) throw new Error('division by zero');
-  if (d < 0n) { n = -n; d = -d; }
+  if (d < 0n) {
+    n = -n;
+    d = -d;
+  }
   const g = gcd(n, d) || 1n;
   return { n: n / g, d: d / g };
 };
@@ -60,11 +70,20 @@ export function toFloat64(r: Rat): number {
     const den = e > 0 ? d << BigInt(e) : d;
     let q = num / den;
     const rem = num - q * den;
-    if (q < 1n << 52n) { e -= 1; continue; }
-    if (q >= 1n << 53n) { e += 1; continue; }
+    if (q < 1n << 52n) {
+      e -= 1;
+      continue;
+    }
+    if (q >= 1n << 53n) {
+      e += 1;
+      continue;
+    }
     const twice = 2n * rem;
     if (twice > den || (twice === den && (q & 1n) === 1n)) q += 1n;
-    if (q === 1n << 53n) { q >>= 1n; e += 1; }
+    if (q === 1n << 53n) {
+      q >>= 1n;
+      e += 1;
+    }
     if (e < -1074 + 52 || e > 971) throw new Error('outside the normal float64 range');
     const v = Number(q) * 2 ** e;
     return neg ? -v : v;
@@ -78,7 +97,10 @@ export function toExactDecimal(r: Rat): string {
   const neg = n < 0n;
   if (neg) n = -n;
   let k = 0n;
-  while (pow10(k) % d !== 0n) { k += 1n; if (k > 400n) throw new Error('not a terminating decimal'); }
+  while (pow10(k) % d !== 0n) {
+    k += 1n;
+    if (k > 400n) throw new Error('not a terminating decimal');
+  }
   const scaled = n * (pow10(k) / d);
   let s = scaled.toString();
   if (k > 0n) {

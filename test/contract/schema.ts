@@ -16,8 +16,17 @@
  */
 import { z } from 'zod';
 import {
-  DESCRIPTORS, ENUMS, ERROR_DETAIL_DESCRIPTOR, ERROR_DETAIL_TYPE, LATEST, RELEASES,
-  type Desc, type Field, type Release, type RouteKey, type ScalarKind,
+  DESCRIPTORS,
+  ENUMS,
+  ERROR_DETAIL_DESCRIPTOR,
+  ERROR_DETAIL_TYPE,
+  LATEST,
+  RELEASES,
+  type Desc,
+  type Field,
+  type Release,
+  type RouteKey,
+  type ScalarKind,
 } from './descriptor.js';
 
 export { ENUMS, ROUTES, DESCRIPTORS, RELEASES, LATEST, type RouteKey, type EnumName, type Release } from './descriptor.js';
@@ -56,10 +65,14 @@ function validDate(s: string): boolean {
 function scalar(s: ScalarKind): z.ZodType {
   switch (s) {
     case 'uint64':
-      return z.string().regex(RE.uint, 'uint64: quoted canonical decimal')
+      return z
+        .string()
+        .regex(RE.uint, 'uint64: quoted canonical decimal')
         .refine((v) => !RE.uint.test(v) || BigInt(v) <= U64_MAX, 'uint64 out of range');
     case 'int64':
-      return z.string().regex(RE.int, 'int64: quoted canonical decimal')
+      return z
+        .string()
+        .regex(RE.int, 'int64: quoted canonical decimal')
         .refine((v) => !RE.int.test(v) || (BigInt(v) >= I64_MIN && BigInt(v) <= I64_MAX), 'int64 out of range');
     case 'int32':
       return z.number().int().min(I32_MIN).max(I32_MAX);
@@ -87,23 +100,22 @@ function scalar(s: ScalarKind): z.ZodType {
 }
 
 /** whether a body of `release` may lack the field */
-const mayLack = (f: Field, release: Release): boolean =>
-  f.optional || (f.since !== undefined && RELEASES.indexOf(f.since) > RELEASES.indexOf(release));
+const mayLack = (f: Field, release: Release): boolean => f.optional || (f.since !== undefined && RELEASES.indexOf(f.since) > RELEASES.indexOf(release));
 
 export function compile(d: Desc, mode: Mode, release: Release = LATEST): z.ZodType {
   const shapeOf = (fields: Record<string, Field>): Record<string, z.ZodType> =>
-    Object.fromEntries(Object.entries(fields).map(([k, f]) => {
-      const s = compile(f.d, mode, release);
-      return [k, mayLack(f, release) ? s.optional() : s];
-    }));
+    Object.fromEntries(
+      Object.entries(fields).map(([k, f]) => {
+        const s = compile(f.d, mode, release);
+        return [k, mayLack(f, release) ? s.optional() : s];
+      }),
+    );
   switch (d.t) {
     case 'scalar':
       return scalar(d.s);
     case 'enum': {
       const names = ENUMS[d.e] as readonly string[];
-      const nameSchema = mode === 'v079'
-        ? z.enum(names as [string, ...string[]])
-        : z.string().regex(RE.enumName, `enum ${d.e}: an UPPER_SNAKE name`);
+      const nameSchema = mode === 'v079' ? z.enum(names as [string, ...string[]]) : z.string().regex(RE.enumName, `enum ${d.e}: an UPPER_SNAKE name`);
       return z.union([nameSchema, z.number().int().min(I32_MIN).max(I32_MAX)]);
     }
     case 'arr':
@@ -182,6 +194,14 @@ export function routeFor(path: string): RouteKey | undefined {
 
 /** Freshness headers (datanode-api.md): decimal integers when present. */
 export const FRESHNESS_HEADERS = z.object({
-  'x-block-height': z.string().regex(RE.uint).refine((v) => !RE.uint.test(v) || BigInt(v) <= U64_MAX).optional(),
-  'x-block-timestamp': z.string().regex(RE.int).refine((v) => !RE.int.test(v) || (BigInt(v) >= I64_MIN && BigInt(v) <= I64_MAX)).optional(),
+  'x-block-height': z
+    .string()
+    .regex(RE.uint)
+    .refine((v) => !RE.uint.test(v) || BigInt(v) <= U64_MAX)
+    .optional(),
+  'x-block-timestamp': z
+    .string()
+    .regex(RE.int)
+    .refine((v) => !RE.int.test(v) || (BigInt(v) >= I64_MIN && BigInt(v) <= I64_MAX))
+    .optional(),
 });

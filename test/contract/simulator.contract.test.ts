@@ -15,7 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ENDPOINTS, ENDPOINTS_V079, FRESHNESS_HEADERS, type RouteKey } from './schema.js';
 
-interface Deviation { endpoint: string; field: string; expected: string; got: string }
+interface Deviation {
+  endpoint: string;
+  field: string;
+  expected: string;
+  got: string;
+}
 const deviations: Deviation[] = [];
 let child: ChildProcess | undefined;
 let base = '';
@@ -40,13 +45,17 @@ beforeAll(async () => {
     detached: true, // own process group, so afterAll can stop npx and its children together
   });
   let stderr = '';
-  child.stderr?.on('data', (d) => { stderr += String(d); });
+  child.stderr?.on('data', (d) => {
+    stderr += String(d);
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
       const r = await fetch(`${base}/statistics`);
       if (r.ok) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error(`simulator did not start: ${stderr}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -54,18 +63,29 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (child?.pid) {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
   }
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const d of deviations) {
     const k = `${d.endpoint} | ${d.field} | expected ${d.expected} | got ${d.got}`;
-    if (!seen.has(k)) { seen.add(k); lines.push(k); }
+    if (!seen.has(k)) {
+      seen.add(k);
+      lines.push(k);
+    }
   }
   console.log(`\n${validated} simulator answers validated; deviations from the v0.79 contract (${lines.length}):\n` + lines.map((l) => '  - ' + l).join('\n'));
 });
 
-const fieldOf = (path: PropertyKey[]): string => path.map((p) => (typeof p === 'number' ? '[]' : String(p))).join('.').replace(/\.\[\]/g, '[]');
+const fieldOf = (path: PropertyKey[]): string =>
+  path
+    .map((p) => (typeof p === 'number' ? '[]' : String(p)))
+    .join('.')
+    .replace(/\.\[\]/g, '[]');
 
 function describeGot(body: unknown, path: PropertyKey[]): string {
   let cur: unknown = body;
@@ -99,12 +119,20 @@ function check(endpoint: string, schema: z.ZodType, body: unknown): Deviation[] 
   return out;
 }
 
-interface Answer { status: number; headers: Headers; body: unknown }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
 async function get(path: string): Promise<Answer> {
   const r = await fetch(base + path);
   const text = await r.text();
   let body: unknown;
-  try { body = JSON.parse(text); } catch { body = text; }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
   return { status: r.status, headers: r.headers, body };
 }
 
@@ -116,7 +144,9 @@ function checkHeaders(endpoint: string, h: Headers): Deviation[] {
     if (fresh[k] === undefined) out.push({ endpoint, field: `header ${k}`, expected: 'present on every data-node answer', got: 'absent' });
   }
   const r = FRESHNESS_HEADERS.safeParse(fresh);
-  if (!r.success) for (const i of r.error.issues) out.push({ endpoint, field: `header ${String(i.path[0])}`, expected: 'decimal integer', got: String(fresh[i.path[0] as keyof typeof fresh]) });
+  if (!r.success)
+    for (const i of r.error.issues)
+      out.push({ endpoint, field: `header ${String(i.path[0])}`, expected: 'decimal integer', got: String(fresh[i.path[0] as keyof typeof fresh]) });
   for (const k of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
     if (h.get(k) === null) out.push({ endpoint, field: `header ${k}`, expected: 'present on every answer', got: 'absent' });
   }
@@ -141,11 +171,15 @@ async function expectOk(endpoint: string, path: string, route: RouteKey, mode: '
 async function expectError(endpoint: string, path: string, http: number, grpc: number[], detail?: boolean): Promise<Deviation[]> {
   const a = await get(path);
   const devs: Deviation[] = [];
-  const push = (d: Deviation): void => { deviations.push(d); devs.push(d); };
+  const push = (d: Deviation): void => {
+    deviations.push(d);
+    devs.push(d);
+  };
   if (a.status !== http) push({ endpoint, field: 'HTTP status', expected: String(http), got: String(a.status) });
   devs.push(...check(endpoint, ENDPOINTS_V079.error, a.body));
   const b = a.body as { code?: unknown; details?: unknown[]; message?: unknown };
-  if (typeof b === 'object' && b && !grpc.includes(b.code as number)) push({ endpoint, field: 'code', expected: `gRPC ${grpc.join(' or ')}`, got: JSON.stringify(b.code) });
+  if (typeof b === 'object' && b && !grpc.includes(b.code as number))
+    push({ endpoint, field: 'code', expected: `gRPC ${grpc.join(' or ')}`, got: JSON.stringify(b.code) });
   if (detail === true && typeof b === 'object' && b && !(Array.isArray(b.details) && b.details.length > 0)) {
     push({ endpoint, field: 'details', expected: 'details[0] = vega.ErrorDetail (data-node error)', got: JSON.stringify(b.details) });
   }
@@ -206,17 +240,29 @@ describe('simulator against the v0.79 contract', () => {
     expect(r1.nodes.length).toBeGreaterThan(0);
     expect(r1.nodes.length).toBe(r2.nodes.length);
     // unknown node → 200 and the empty page {edges: [], pageInfo {false, false, "", ""}}
-    const empty = await expectOk('GET /api/v2/vega/keys/rotations?nodeId=<unknown>', `/api/v2/vega/keys/rotations?nodeId=${'0'.repeat(64)}`, 'GET /api/v2/vega/keys/rotations');
+    const empty = await expectOk(
+      'GET /api/v2/vega/keys/rotations?nodeId=<unknown>',
+      `/api/v2/vega/keys/rotations?nodeId=${'0'.repeat(64)}`,
+      'GET /api/v2/vega/keys/rotations',
+    );
     const devs = [...r1.devs, ...r2.devs, ...empty.devs];
     const pi = (empty.a.body as any)?.rotations?.pageInfo;
-    if (JSON.stringify((empty.a.body as any)?.rotations?.edges) !== '[]' || JSON.stringify(pi) !== JSON.stringify({ hasNextPage: false, hasPreviousPage: false, startCursor: '', endCursor: '' })) {
-      devs.push({ endpoint: 'rotations?nodeId=<unknown>', field: 'rotations', expected: 'edges [] and pageInfo {false,false,"",""}', got: JSON.stringify((empty.a.body as any)?.rotations) });
+    if (
+      JSON.stringify((empty.a.body as any)?.rotations?.edges) !== '[]' ||
+      JSON.stringify(pi) !== JSON.stringify({ hasNextPage: false, hasPreviousPage: false, startCursor: '', endCursor: '' })
+    ) {
+      devs.push({
+        endpoint: 'rotations?nodeId=<unknown>',
+        field: 'rotations',
+        expected: 'edges [] and pageInfo {false,false,"",""}',
+        got: JSON.stringify((empty.a.body as any)?.rotations),
+      });
       deviations.push(devs[devs.length - 1]!);
     }
     expect(summary(devs)).toEqual([]);
   });
 
-  it('GET /markets (the specification\'s shape, the default) and GET /api/v2/markets (every page) and GET /api/v2/market/{id}', async () => {
+  it("GET /markets (the specification's shape, the default) and GET /api/v2/markets (every page) and GET /api/v2/market/{id}", async () => {
     const devs: Deviation[] = [];
     const core = await expectOk('GET /markets', '/markets', 'GET /markets');
     devs.push(...core.devs);
@@ -237,11 +283,16 @@ describe('simulator against the v0.79 contract', () => {
     const devs: Deviation[] = [];
     for (const id of assetIds) {
       const a = await get(`/api/v2/asset/${id}`);
-      if (a.status === 200) devs.push(...check('GET /api/v2/asset/{id}', ENDPOINTS_V079['GET /api/v2/asset/{assetId}'], a.body), ...checkHeaders('GET /api/v2/asset/{id}', a.headers));
+      if (a.status === 200)
+        devs.push(
+          ...check('GET /api/v2/asset/{id}', ENDPOINTS_V079['GET /api/v2/asset/{assetId}'], a.body),
+          ...checkHeaders('GET /api/v2/asset/{id}', a.headers),
+        );
       else if (a.status === 404) devs.push(...check('GET /api/v2/asset/{id} (404)', ENDPOINTS_V079.error, a.body));
       else {
         const d = { endpoint: 'GET /api/v2/asset/{id}', field: 'HTTP status', expected: '200 or 404', got: String(a.status) };
-        deviations.push(d); devs.push(d);
+        deviations.push(d);
+        devs.push(d);
       }
     }
     expect(summary(devs)).toEqual([]);
@@ -252,7 +303,12 @@ describe('simulator against the v0.79 contract', () => {
     const devs = [...all.devs];
     const p0 = all.nodes[0];
     if (p0) {
-      const f = await walk('GET /api/v2/positions?filter', `/api/v2/positions?filter.partyIds=${p0.partyId}&filter.marketIds=${p0.marketId}`, 'GET /api/v2/positions', 'positions');
+      const f = await walk(
+        'GET /api/v2/positions?filter',
+        `/api/v2/positions?filter.partyIds=${p0.partyId}&filter.marketIds=${p0.marketId}`,
+        'GET /api/v2/positions',
+        'positions',
+      );
       devs.push(...f.devs);
     }
     devs.push(...(await expectOk('GET /api/v2/positions?filter.partyIds=network', '/api/v2/positions?filter.partyIds=network', 'GET /api/v2/positions')).devs);
@@ -260,7 +316,14 @@ describe('simulator against the v0.79 contract', () => {
     devs.push(...(await expectError('GET /api/v2/positions?pagination.first=0', '/api/v2/positions?pagination.first=0', 400, [3])));
     devs.push(...(await expectError('GET /api/v2/positions?pagination.first=5001', '/api/v2/positions?pagination.first=5001', 400, [3])));
     devs.push(...(await expectError('GET /api/v2/positions?pagination.after&before', '/api/v2/positions?pagination.after=x&pagination.before=y', 400, [3])));
-    devs.push(...(await expectError('GET /api/v2/positions?pagination.first=1&pagination.first=2', '/api/v2/positions?pagination.first=1&pagination.first=2', 400, [3])));
+    devs.push(
+      ...(await expectError(
+        'GET /api/v2/positions?pagination.first=1&pagination.first=2',
+        '/api/v2/positions?pagination.first=1&pagination.first=2',
+        400,
+        [3],
+      )),
+    );
     devs.push(...(await expectError('GET /api/v2/positions?pagination.first=abc', '/api/v2/positions?pagination.first=abc', 400, [3])));
     expect(all.nodes.length).toBeGreaterThan(0);
     expect(summary(devs)).toEqual([]);
@@ -293,7 +356,9 @@ describe('simulator against the v0.79 contract', () => {
     for (const id of state.signatureResources) {
       devs.push(...(await walk('GET /api/v2/node/signatures', `/api/v2/node/signatures?id=${id}`, 'GET /api/v2/node/signatures', 'signatures')).devs);
     }
-    devs.push(...(await expectOk('GET /api/v2/node/signatures?id=<unknown>', `/api/v2/node/signatures?id=${'0'.repeat(64)}`, 'GET /api/v2/node/signatures')).devs);
+    devs.push(
+      ...(await expectOk('GET /api/v2/node/signatures?id=<unknown>', `/api/v2/node/signatures?id=${'0'.repeat(64)}`, 'GET /api/v2/node/signatures')).devs,
+    );
     devs.push(...(await expectError('GET /api/v2/node/signatures (no id)', '/api/v2/node/signatures', 400, [3], true)));
     expect(summary(devs)).toEqual([]);
   });
@@ -307,9 +372,7 @@ describe('simulator against the v0.79 contract', () => {
     devs.push(...(await expectOk('GET /api/v2/markets/data', '/api/v2/markets/data', 'GET /api/v2/markets/data')).devs);
     devs.push(...(await expectOk('GET /api/v2/network/data', '/api/v2/network/data', 'GET /api/v2/network/data')).devs);
     devs.push(...(await expectOk('GET /api/v2/epoch', '/api/v2/epoch', 'GET /api/v2/epoch')).devs);
-    const optional: [string, RouteKey][] = [
-      ['/api/v2/nodes', 'GET /api/v2/nodes'],
-    ];
+    const optional: [string, RouteKey][] = [['/api/v2/nodes', 'GET /api/v2/nodes']];
     for (const [p, route] of optional) {
       const a = await get(p);
       if (a.status === 200) devs.push(...check(route, ENDPOINTS_V079[route], a.body));
@@ -323,7 +386,11 @@ describe('simulator against the v0.79 contract', () => {
     devs.push(...(await expectError('GET /api/v2/unknown-route', '/api/v2/unknown-route', 404, [5])));
     const r = await fetch(`${base}/api/v2/info`, { method: 'POST' });
     const body = await r.json().catch(() => undefined);
-    if (r.status !== 501) { const d = { endpoint: 'POST /api/v2/info', field: 'HTTP status', expected: '501 (gRPC 12 Unimplemented)', got: String(r.status) }; deviations.push(d); devs.push(d); }
+    if (r.status !== 501) {
+      const d = { endpoint: 'POST /api/v2/info', field: 'HTTP status', expected: '501 (gRPC 12 Unimplemented)', got: String(r.status) };
+      deviations.push(d);
+      devs.push(d);
+    }
     devs.push(...check('POST /api/v2/info', ENDPOINTS_V079.error, body));
     expect(summary(devs)).toEqual([]);
   });
@@ -332,18 +399,24 @@ describe('simulator against the v0.79 contract', () => {
 describe('simulator against the behaviour notes of datanode-api.md', () => {
   it('order times truncated to µs, reason only on rejected orders, rotations newest first by default', async () => {
     const devs: Deviation[] = [];
-    const push = (d: Deviation): void => { deviations.push(d); devs.push(d); };
+    const push = (d: Deviation): void => {
+      deviations.push(d);
+      devs.push(d);
+    };
     for (const id of state.orders.slice(0, 60)) {
       const o = ((await get(`/api/v2/order/${id}`)).body as any)?.order;
       if (!o) continue;
       for (const k of ['createdAt', 'updatedAt', 'expiresAt']) {
-        if (/^-?[0-9]+$/.test(o[k]) && BigInt(o[k]) % 1000n !== 0n) push({ endpoint: 'GET /api/v2/order/{id}', field: k, expected: 'unix ns truncated to µs', got: o[k] });
+        if (/^-?[0-9]+$/.test(o[k]) && BigInt(o[k]) % 1000n !== 0n)
+          push({ endpoint: 'GET /api/v2/order/{id}', field: k, expected: 'unix ns truncated to µs', got: o[k] });
       }
-      if ('reason' in o && o.status !== 'STATUS_REJECTED') push({ endpoint: 'GET /api/v2/order/{id}', field: 'reason', expected: 'present only on rejected orders', got: `${o.reason} on ${o.status}` });
+      if ('reason' in o && o.status !== 'STATUS_REJECTED')
+        push({ endpoint: 'GET /api/v2/order/{id}', field: 'reason', expected: 'present only on rejected orders', got: `${o.reason} on ${o.status}` });
     }
     const rot = ((await get('/api/v2/vega/keys/rotations?pagination.first=5000')).body as any)?.rotations?.edges ?? [];
     const h = rot.map((e: any) => BigInt(e.node.blockHeight));
-    if (h.some((x: bigint, i: number) => i > 0 && x > h[i - 1]!)) push({ endpoint: 'GET /api/v2/vega/keys/rotations', field: 'order', expected: 'newest first by default', got: 'ascending somewhere' });
+    if (h.some((x: bigint, i: number) => i > 0 && x > h[i - 1]!))
+      push({ endpoint: 'GET /api/v2/vega/keys/rotations', field: 'order', expected: 'newest first by default', got: 'ascending somewhere' });
     expect(summary(devs)).toEqual([]);
   });
 });
@@ -365,11 +438,16 @@ describe('simulator defaults carry the magnitudes real networks send (datanode-a
     await setFaults({ nonFiniteDoubles: true }); // non-finite doubles on some markets, when asked
     const doubles = JSON.stringify((await walk('coverage (nonFiniteDoubles)', '/api/v2/markets', 'GET /api/v2/markets', 'markets')).nodes);
     await clearFaults();
-    const versions = Math.max(...(await Promise.all(state.orders.slice(0, 5).map(async (id) => Number(((await get(`/api/v2/order/${id}`)).body as any)?.order?.version ?? 0)))));
+    const versions = Math.max(
+      ...(await Promise.all(state.orders.slice(0, 5).map(async (id) => Number(((await get(`/api/v2/order/${id}`)).body as any)?.order?.version ?? 0)))),
+    );
     const has: [string, boolean][] = [
       ['an asset with 18 decimals', decimals.includes('18')],
       ['an asset with 6 decimals', decimals.includes('6')],
-      ['a realised or unrealised PnL beyond 2^64 in magnitude', positions.some((p) => [p.realisedPnl, p.unrealisedPnl].some((v: string) => v !== '' && (BigInt(v) > 2n ** 64n || BigInt(v) < -(2n ** 64n))))],
+      [
+        'a realised or unrealised PnL beyond 2^64 in magnitude',
+        positions.some((p) => [p.realisedPnl, p.unrealisedPnl].some((v: string) => v !== '' && (BigInt(v) > 2n ** 64n || BigInt(v) < -(2n ** 64n)))),
+      ],
       ['a PnL of 30+ digits', positions.some((p) => [p.realisedPnl, p.unrealisedPnl].some((v: string) => v.replace('-', '').length >= 30))],
       ['a negative positionDecimalPlaces', markets.some((m) => String(m.positionDecimalPlaces).startsWith('-'))],
       ['a non-finite double ("NaN"/"Infinity")', /"(NaN|-?Infinity)"/.test(doubles)],
@@ -407,8 +485,14 @@ describe('simulator faults (documented run-time switches) against the contract',
     await clear();
     const devs: Deviation[] = [];
     if (a.status !== 404 || JSON.stringify(a.body) !== '{"code":5,"message":"Not Found","details":[]}') {
-      const d = { endpoint: 'GET /markets (data node)', field: 'answer', expected: '404 {"code":5,"message":"Not Found","details":[]}', got: `${a.status} ${JSON.stringify(a.body)}` };
-      deviations.push(d); devs.push(d);
+      const d = {
+        endpoint: 'GET /markets (data node)',
+        field: 'answer',
+        expected: '404 {"code":5,"message":"Not Found","details":[]}',
+        got: `${a.status} ${JSON.stringify(a.body)}`,
+      };
+      deviations.push(d);
+      devs.push(d);
     }
     expect(summary(devs)).toEqual([]);
   });
@@ -419,7 +503,10 @@ describe('simulator faults (documented run-time switches) against the contract',
     devs.push(...(await expectOk('GET /statistics (unknownEnums)', '/statistics', 'GET /statistics', 'forward')).devs);
     devs.push(...(await expectOk('GET /api/v2/markets (unknownEnums)', '/api/v2/markets', 'GET /api/v2/markets', 'forward')).devs);
     devs.push(...(await expectOk('GET /api/v2/positions (unknownEnums)', '/api/v2/positions', 'GET /api/v2/positions', 'forward')).devs);
-    if (state?.orders[0]) devs.push(...(await expectOk('GET /api/v2/order/{id} (unknownEnums)', `/api/v2/order/${state.orders[0]}`, 'GET /api/v2/order/{orderId}', 'forward')).devs);
+    if (state?.orders[0])
+      devs.push(
+        ...(await expectOk('GET /api/v2/order/{id} (unknownEnums)', `/api/v2/order/${state.orders[0]}`, 'GET /api/v2/order/{orderId}', 'forward')).devs,
+      );
     await clear();
     expect(summary(devs)).toEqual([]);
   });
@@ -463,7 +550,8 @@ describe('simulator faults (documented run-time switches) against the contract',
     await body('GET /api/v2/positions', '/api/v2/positions?pagination.first=50', 'GET /api/v2/positions');
     await body('GET /api/v2/parties', '/api/v2/parties?pagination.first=50', 'GET /api/v2/parties');
     for (const id of state.orders.slice(0, 5)) await body('GET /api/v2/order/{id}', `/api/v2/order/${id}`, 'GET /api/v2/order/{orderId}');
-    for (const id of state.signatureResources.slice(0, 2)) await body('GET /api/v2/node/signatures', `/api/v2/node/signatures?id=${id}`, 'GET /api/v2/node/signatures');
+    for (const id of state.signatureResources.slice(0, 2))
+      await body('GET /api/v2/node/signatures', `/api/v2/node/signatures?id=${id}`, 'GET /api/v2/node/signatures');
     if ((patch as { marketsCore?: boolean }).marketsCore !== false) await body('GET /markets', '/markets', 'GET /markets');
     await clear();
     expect(summary(devs)).toEqual([]);
@@ -471,7 +559,13 @@ describe('simulator faults (documented run-time switches) against the contract',
 
   it('error faults map HTTP status to the documented gRPC code', async () => {
     const devs: Deviation[] = [];
-    for (const [http, grpc] of [[500, [13, 2]], [503, [14]], [504, [4]], [429, [8]], [403, [7]]] as const) {
+    for (const [http, grpc] of [
+      [500, [13, 2]],
+      [503, [14]],
+      [504, [4]],
+      [429, [8]],
+      [403, [7]],
+    ] as const) {
       await setFaults({ endpoints: { statistics: { error: http } } });
       devs.push(...(await expectError(`GET /statistics (error ${http})`, '/statistics', http, [...grpc])));
       await clear();

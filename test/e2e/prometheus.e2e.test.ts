@@ -113,7 +113,9 @@ function fastRules(text: string): string {
   return stringifyYaml(doc);
 }
 
-async function amAlerts(...filters: string[]): Promise<{ fingerprint: string; labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[]> {
+async function amAlerts(
+  ...filters: string[]
+): Promise<{ fingerprint: string; labels: Record<string, string>; status: { state: string; inhibitedBy: string[] } }[]> {
   const r = await fetch(`${am}/api/v2/alerts?${filters.map((f) => `filter=${encodeURIComponent(f)}`).join('&')}`);
   return (await r.json()) as never;
 }
@@ -163,19 +165,39 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dne-e2e-'));
   const exporterPort = await freePort();
   const every = { interval: '1s' };
-  writeFileSync(join(dir, 'exporter.yaml'), JSON.stringify({
-    targets: names,
-    log: { level: 'warn' },
-    http: { max_pages: 3, requests_per_second: 200, burst: 200 },
-    // datanode_info and history_segments keep their 60 s default: their first poll is at start.
-    collectors: { statistics: every, network_history: every, consistency: every, key_rotations: every, markets: every, market_data: every, network_data: every },
-  }));
-  const exporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    join(dir, 'exporter.yaml'),
+    JSON.stringify({
+      targets: names,
+      log: { level: 'warn' },
+      http: { max_pages: 3, requests_per_second: 200, burst: 200 },
+      // datanode_info and history_segments keep their 60 s default: their first poll is at start.
+      collectors: {
+        statistics: every,
+        network_history: every,
+        consistency: every,
+        key_rotations: every,
+        markets: every,
+        market_data: every,
+        network_data: every,
+      },
+    }),
+  );
+  const exporter = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter.yaml'), '--web.listen-address', `127.0.0.1:${exporterPort}`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   procs.push(exporter);
   // Prometheus scrapes the exporter through a pass-through proxy that notes what was asked and answered.
   proxy = createHttpServer((req, res) => {
     const up = httpRequest({ host: '127.0.0.1', port: exporterPort, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      exchanges.push({ path: req.url ?? '', accept: String(req.headers.accept ?? ''), contentType: String(r.headers['content-type'] ?? ''), status: r.statusCode ?? 0 });
+      exchanges.push({
+        path: req.url ?? '',
+        accept: String(req.headers.accept ?? ''),
+        contentType: String(r.headers['content-type'] ?? ''),
+        status: r.statusCode ?? 0,
+      });
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
     });
@@ -186,8 +208,15 @@ beforeAll(async () => {
   exporterInstance = `127.0.0.1:${(proxy.address() as { port: number }).port}`;
   // A second exporter watching the down node too (an HA pair), stopped during the warm-up.
   const secondPort = await freePort();
-  writeFileSync(join(dir, 'exporter2.yaml'), JSON.stringify({ targets: [{ name: 'down', url: downUrl }], log: { level: 'warn' }, collectors: { statistics: every, network_history: every } }));
-  secondExporter = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter2.yaml'), '--web.listen-address', `127.0.0.1:${secondPort}`], { stdio: 'ignore' });
+  writeFileSync(
+    join(dir, 'exporter2.yaml'),
+    JSON.stringify({ targets: [{ name: 'down', url: downUrl }], log: { level: 'warn' }, collectors: { statistics: every, network_history: every } }),
+  );
+  secondExporter = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', join(dir, 'exporter2.yaml'), '--web.listen-address', `127.0.0.1:${secondPort}`],
+    { stdio: 'ignore' },
+  );
   procs.push(secondExporter);
   secondInstance = `127.0.0.1:${secondPort}`;
 
@@ -202,9 +231,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/`;
-  writeFileSync(join(dir, 'alertmanager.yml'), stringifyYaml(testAlertmanagerConfig(parseYaml(readFileSync('prometheus/alertmanager.yml', 'utf8')) as AmConfig, hookUrl)));
+  writeFileSync(
+    join(dir, 'alertmanager.yml'),
+    stringifyYaml(testAlertmanagerConfig(parseYaml(readFileSync('prometheus/alertmanager.yml', 'utf8')) as AmConfig, hookUrl)),
+  );
   const amPort = await freePort();
-  const a = spawn('prometheus-alertmanager', [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const a = spawn(
+    'prometheus-alertmanager',
+    [
+      `--config.file=${join(dir, 'alertmanager.yml')}`,
+      `--storage.path=${join(dir, 'am')}`,
+      `--web.listen-address=127.0.0.1:${amPort}`,
+      '--cluster.listen-address=',
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let amErr = '';
   a.stderr.on('data', (d: Buffer) => (amErr += d.toString()));
   await started(a, 'the prometheus-alertmanager binary is required (apt-get install prometheus-alertmanager)');
@@ -214,7 +256,9 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
 
   const promPort = await freePort();
-  writeFileSync(join(dir, 'prometheus.yml'), `global:
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    `global:
   scrape_interval: 1s
   evaluation_interval: 1s
 rule_files:
@@ -227,8 +271,18 @@ scrape_configs:
   - job_name: datanode-exporter
     static_configs:
       - targets: ["${exporterInstance}", "${secondInstance}"]
-`);
-  const p = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+`,
+  );
+  const p = spawn(
+    'prometheus',
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let promErr = '';
   p.stderr.on('data', (d: Buffer) => (promErr += d.toString()));
   await started(p, 'the prometheus binary is required (apt-get install prometheus)');
@@ -238,7 +292,10 @@ scrape_configs:
   const promReady = Date.now();
   // Stage an exporter down, during the warm-up, once an alert it reports has reached Alertmanager
   // (keep_firing_for then holds that alert: DatanodeExporterDown must mute it).
-  await until('VegaDataNodeDown from the second exporter in Alertmanager', async () => (await amAlerts('alertname="VegaDataNodeDown"', `instance="${secondInstance}"`))[0]);
+  await until(
+    'VegaDataNodeDown from the second exporter in Alertmanager',
+    async () => (await amAlerts('alertname="VegaDataNodeDown"', `instance="${secondInstance}"`))[0],
+  );
   secondExporter.kill('SIGTERM');
   // Halfway through the warm-up a validator of the 'validators' network leaves.
   await sleep(Math.max(0, 7_000 - (Date.now() - promReady)));
@@ -332,7 +389,9 @@ describe('a real Prometheus scraping the exporter', () => {
     VegaListTruncated: ['looping/key_rotations'],
     VegaRowsSkipped: ['badrows'],
   };
-  const rules = (parseYaml(readFileSync('prometheus/alerts.yml', 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules);
+  const rules = (parseYaml(readFileSync('prometheus/alerts.yml', 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap(
+    (g) => g.rules,
+  );
 
   it('the scenario covers every shipped alert', () => {
     expect(new Set(rules.map((r) => r.alert))).toEqual(new Set(Object.keys(expected)));
@@ -343,8 +402,10 @@ describe('a real Prometheus scraping the exporter', () => {
     const result = await query(rule.expr);
     const who = result
       .map((r) => {
-        const id = r.metric.target ?? r.metric.network ?? (r.metric.instance === secondInstance ? 'secondExporter' : r.metric.instance ?? '?');
-        return r.metric.collector && alert !== 'VegaDataNodeDown' && (alert === 'VegaCollectorFailing' || alert === 'VegaListTruncated') ? `${id}/${r.metric.collector}` : id;
+        const id = r.metric.target ?? r.metric.network ?? (r.metric.instance === secondInstance ? 'secondExporter' : (r.metric.instance ?? '?'));
+        return r.metric.collector && alert !== 'VegaDataNodeDown' && (alert === 'VegaCollectorFailing' || alert === 'VegaListTruncated')
+          ? `${id}/${r.metric.collector}`
+          : id;
       })
       .sort();
     expect([...new Set(who)]).toEqual(expected[alert]!.sort());
@@ -363,7 +424,8 @@ describe('Alertmanager with the shipped routes and inhibition rules', () => {
 
   it('a data node down notifies one group for it, the down alert; its network-history alert is inhibited', async () => {
     // The node's network-history alert fires later than its down alert (for: 10m against 2m, scaled).
-    const nhDown = async (): Promise<Awaited<ReturnType<typeof amAlerts>>[number] | undefined> => (await amAlerts('alertname="VegaNetworkHistoryDown"', 'target="down"'))[0];
+    const nhDown = async (): Promise<Awaited<ReturnType<typeof amAlerts>>[number] | undefined> =>
+      (await amAlerts('alertname="VegaNetworkHistoryDown"', 'target="down"'))[0];
     await until('VegaNetworkHistoryDown{target="down"} in Alertmanager', nhDown);
     await sleep(2000); // group_wait and group_interval are 1s: a notification would have gone by now
 
@@ -373,7 +435,10 @@ describe('Alertmanager with the shipped routes and inhibition rules', () => {
     expect(forDown[0]!.receiver).toBe('pager');
     expect(new Set(forDown.flatMap((n) => n.alerts.map((a) => a.labels.alertname)))).toEqual(new Set(['VegaDataNodeDown']));
     // The same alert for nodes that answer is notified: the inhibition is per target.
-    const nhNotified = notifications.filter((n) => n.groupLabels.alertname === 'VegaNetworkHistoryDown').map((n) => n.groupLabels.target).sort();
+    const nhNotified = notifications
+      .filter((n) => n.groupLabels.alertname === 'VegaNetworkHistoryDown')
+      .map((n) => n.groupLabels.target)
+      .sort();
     expect([...new Set(nhNotified)]).toEqual(['nhBroken', 'nhDisabled']);
     expect(notifications.find((n) => n.groupLabels.alertname === 'VegaNetworkHistoryDown')!.receiver).toBe('team-chat');
     // Muted by the node's down alert, not merely late.
@@ -392,7 +457,11 @@ describe('Alertmanager with the shipped routes and inhibition rules', () => {
     const byInstance = Object.fromEntries((await amAlerts('alertname="VegaDataNodeDown"', 'target="down"')).map((a) => [a.labels.instance, a.status]));
     expect(byInstance[secondInstance]).toMatchObject({ state: 'suppressed', inhibitedBy: [exporterDown.fingerprint], silencedBy: [] });
     expect(byInstance[exporterInstance]!.state).toBe('active');
-    const n = await until('the DatanodeExporterDown notification', async () => notifications.find((x) => x.groupLabels.alertname === 'DatanodeExporterDown'), 10_000);
+    const n = await until(
+      'the DatanodeExporterDown notification',
+      async () => notifications.find((x) => x.groupLabels.alertname === 'DatanodeExporterDown'),
+      10_000,
+    );
     expect(n.receiver).toBe('pager');
     expect(n.alerts.map((a) => a.labels.instance)).toEqual([secondInstance]);
     expect(new Set(notifications.filter((x) => x.groupLabels.alertname === 'DatanodeExporterDown').map((x) => x.groupKey)).size).toBe(1);

@@ -22,7 +22,9 @@ const files = (readdirSync(ROOT, { recursive: true }) as string[]).filter((f) =>
 
 describe('layers', () => {
   it('every directory under src/exporter has its place in the order', () => {
-    const dirs = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const dirs = readdirSync(ROOT, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(dirs.sort()).toEqual([...LAYERS].sort());
   });
 

@@ -27,7 +27,17 @@ describe('--version', () => {
     // version.ts compiled on its own, as `npm run build` compiles it, with the file the build writes next to it.
     const out = mkdtempSync(join(tmpdir(), 'dne-version-'));
     try {
-      await exec(process.execPath, ['node_modules/typescript/bin/tsc', 'src/exporter/version.ts', '--outDir', out, '--module', 'nodenext', '--target', 'es2022', '--skipLibCheck']);
+      await exec(process.execPath, [
+        'node_modules/typescript/bin/tsc',
+        'src/exporter/version.ts',
+        '--outDir',
+        out,
+        '--module',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+      ]);
       writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
       await exec(process.execPath, ['scripts/build-info.mjs', join(out, 'build-info.json')]);
       const built = (await import(pathToFileURL(join(out, 'version.js')).href)) as typeof import('../../src/exporter/version.js');

@@ -39,7 +39,9 @@ function watch(p: ExporterProcess): { rss: () => number; healthz: () => number; 
   void (async () => {
     while (on) {
       const start = performance.now();
-      await fetch(`${p.url}/healthz`, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text()).catch(() => {});
+      await fetch(`${p.url}/healthz`, { signal: AbortSignal.timeout(30_000) })
+        .then((r) => r.text())
+        .catch(() => {});
       healthz = Math.max(healthz, performance.now() - start);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -58,7 +60,8 @@ async function polled(node: HostileNode, path: string, n: number): Promise<void>
   await new Promise((r) => setTimeout(r, 1_000));
 }
 
-const success = (text: string, collector: string): string | undefined => new RegExp(`^vega_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
+const success = (text: string, collector: string): string | undefined =>
+  new RegExp(`^vega_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 
 describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (item 1)', () => {
   it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
@@ -80,7 +83,10 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (it
       '/markets': (_q, res) => json(res, attacked === 'markets' ? hostile.markets : sane.markets),
     });
     cleanup.push(node.close);
-    const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '2s' }, market_data: { interval: '2s' } } });
+    const p = await spawnExporter({
+      targets: [{ name: 'n', url: node.url }],
+      collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '2s' }, market_data: { interval: '2s' } },
+    });
     cleanup.push(p.stop);
     await polled(node, '/markets', 1);
     const w = watch(p);
@@ -91,16 +97,24 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (it
       await polled(node, paths[collector], 2);
       const text = await (await fetch(`${p.url}/metrics`)).text();
       expect(success(text, collector), collector).toBe('0');
-      for (const other of ['statistics', 'markets', 'market_data'].filter((c) => c !== collector)) expect(success(text, other), `${other} while ${collector} is attacked`).toBe('1');
+      for (const other of ['statistics', 'markets', 'market_data'].filter((c) => c !== collector))
+        expect(success(text, other), `${other} while ${collector} is attacked`).toBe('1');
       attacked = undefined;
       await polled(node, paths[collector], 1);
     }
     w.stop();
-    const lines = p.output().split('\n').filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
+    const lines = p
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
     console.log(`item 1: max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms; log lines: ${lines.length}`);
     // One line per attacked collector (two polls each), each naming what the body held too much of.
     expect(lines, lines.join('\n')).toHaveLength(3);
-    for (const what of [/exceeds the 262144-byte cap/, /nests deeper than 32 levels/, /more than 5000 elements/]) expect(lines.some((l) => what.test(l)), String(what)).toBe(true);
+    for (const what of [/exceeds the 262144-byte cap/, /nests deeper than 32 levels/, /more than 5000 elements/])
+      expect(
+        lines.some((l) => what.test(l)),
+        String(what),
+      ).toBe(true);
     expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
     expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
   }, 180_000);
@@ -129,7 +143,10 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     });
     cleanup.push(node.close);
     // The shipped defaults: pages of 500 markets asked for, markets.max_markets 500.
-    const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '15s' } } });
+    const p = await spawnExporter({
+      targets: [{ name: 'n', url: node.url }],
+      collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '15s' } },
+    });
     cleanup.push(p.stop);
     // Start-up and the first poll overlap (modules still compiling): measured from the first applied poll on.
     await polled(node, '/api/v2/markets', 1);
@@ -147,8 +164,13 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     await polled(node, '/api/v2/markets', 2);
     w.stop();
     expect(success(await (await fetch(`${p.url}/metrics`)).text(), 'markets')).toBe('0');
-    const lines = p.output().split('\n').filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
-    console.log(`item 3: ${asked} pages asked for in two polls or so; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms; ${lines.length} log line(s) for the forced pages`);
+    const lines = p
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('UPSTREAM_BODY_TOO_LARGE'));
+    console.log(
+      `item 3: ${asked} pages asked for in two polls or so; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms; ${lines.length} log line(s) for the forced pages`,
+    );
     expect(lines, lines.join('\n')).toHaveLength(1);
     expect(lines[0]).toMatch(/"collector":"markets"/);
     expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);

@@ -44,14 +44,24 @@ function sampler(p: ExporterProcess): { max: () => number; stop: () => void } {
   return { max: () => max, stop: () => clearInterval(t) };
 }
 
-const ONLY_MARKETS = { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, statistics: { interval: '2s' }, markets: { interval: '2s' } };
+const ONLY_MARKETS = {
+  key_rotations: { enabled: false },
+  consistency: { enabled: false },
+  network_history: { enabled: false },
+  statistics: { interval: '2s' },
+  markets: { interval: '2s' },
+};
 
 describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
-  it('40 KB market ids, 40 KB names/codes/tags, a 21 KB chain id: RSS under the chart\'s memory limit, /metrics < 50 MB, values capped', async () => {
+  it("40 KB market ids, 40 KB names/codes/tags, a 21 KB chain id: RSS under the chart's memory limit, /metrics < 50 MB, values capped", async () => {
     let phase: 'ids' | 'names' | 'chain' = 'ids';
     const bodies = {
       ids: JSON.stringify({ markets: Array.from({ length: 500 }, (_, i) => market(long('id', i))) }),
-      names: JSON.stringify({ markets: Array.from({ length: 500 }, (_, i) => market(hex64(i), i % 3 === 0 ? { name: long('name', i) } : i % 3 === 1 ? { code: long('code', i) } : { tags: [long('tag', i)] })) }),
+      names: JSON.stringify({
+        markets: Array.from({ length: 500 }, (_, i) =>
+          market(hex64(i), i % 3 === 0 ? { name: long('name', i) } : i % 3 === 1 ? { code: long('code', i) } : { tags: [long('tag', i)] }),
+        ),
+      }),
       chain: JSON.stringify({ markets: Array.from({ length: 200 }, (_, i) => market(hex64(i))) }),
     };
     const chainId = 'c'.repeat(21 * 1024);
@@ -89,7 +99,9 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
       expect(new Scrape(text).all('vega_market_info')).toHaveLength(markets[ph]);
     }
     rss.stop();
-    console.log(`item 2: max RSS ${rss.max().toFixed(0)} MiB (start-up and first poll: ${startup.max().toFixed(0)} MiB); /metrics bytes ${JSON.stringify(sizes)}`);
+    console.log(
+      `item 2: max RSS ${rss.max().toFixed(0)} MiB (start-up and first poll: ${startup.max().toFixed(0)} MiB); /metrics bytes ${JSON.stringify(sizes)}`,
+    );
     for (const [ph, n] of Object.entries(sizes)) expect(n, ph).toBeLessThan(50e6);
     // The bound an operator sets: the Helm chart's memory limit.
     expect(rss.max()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
@@ -143,9 +155,11 @@ describe.skipIf(process.platform !== 'linux')('memory comes back after an oversi
       after = p.rssMiB();
     }
     const seconds = (Date.now() - healedAt) / 1000;
-    console.log(`item 8: RSS before ${before.toFixed(0)} MiB, episode peak ${rss.max().toFixed(0)} MiB, ${after.toFixed(0)} MiB ${seconds.toFixed(1)} s after the node healed`);
+    console.log(
+      `item 8: RSS before ${before.toFixed(0)} MiB, episode peak ${rss.max().toFixed(0)} MiB, ${after.toFixed(0)} MiB ${seconds.toFixed(1)} s after the node healed`,
+    );
     expect(after).toBeLessThan(100);
     expect(seconds).toBeLessThan(60);
-    expect((await (await fetch(`${p.url}/metrics`)).text())).toMatch(/vega_network_collector_success\{network="[^"]+",collector="markets"\} 1/);
+    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/vega_network_collector_success\{network="[^"]+",collector="markets"\} 1/);
   }, 120_000);
 });

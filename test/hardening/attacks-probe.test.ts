@@ -101,8 +101,10 @@ describe.skipIf(process.platform !== 'linux')('/probe flood (issue 34, item 2)',
     const configured = await attack({ port, target: 'n', connections: 2, fresh: false }, 10_000);
     const m2 = await w2.stop();
 
-    console.log(`issue 34 item 2: new URLs: ${urls.sent} probes ${JSON.stringify(urls.byStatus)}, RSS max ${m1.rss.toFixed(0)} MiB, /healthz max ${m1.healthMs.toFixed(0)} ms over ${m1.checks} checks, ${lines} log lines, exporter CPU ${cpu.toFixed(1)} s in 15 s; ` +
-      `configured target: ${configured.sent} probes ${JSON.stringify(configured.byStatus)}, RSS max ${m2.rss.toFixed(0)} MiB, /healthz max ${m2.healthMs.toFixed(0)} ms over ${m2.checks} checks`);
+    console.log(
+      `issue 34 item 2: new URLs: ${urls.sent} probes ${JSON.stringify(urls.byStatus)}, RSS max ${m1.rss.toFixed(0)} MiB, /healthz max ${m1.healthMs.toFixed(0)} ms over ${m1.checks} checks, ${lines} log lines, exporter CPU ${cpu.toFixed(1)} s in 15 s; ` +
+        `configured target: ${configured.sent} probes ${JSON.stringify(configured.byStatus)}, RSS max ${m2.rss.toFixed(0)} MiB, /healthz max ${m2.healthMs.toFixed(0)} ms over ${m2.checks} checks`,
+    );
     expect(p.child.exitCode).toBeNull();
     for (const m of [m1, m2]) {
       expect(m.rss).toBeLessThan(CHART_MEMORY_LIMIT_MIB);

@@ -27,7 +27,10 @@ describe('rate-limit answers (item 4)', () => {
   it('a 429 with RateLimit-Reset: 999999999 backs off at most http.max_backoff, shows it, and a reload lifts it', async () => {
     let banning = true;
     const node = await hostileNode({
-      '/statistics': (_q, res) => (banning ? json(res, '{"code":8,"message":"rate limited"}', 429, { 'ratelimit-reset': '999999999' }) : json(res, statisticsBody(), 200, STATISTICS_HEADERS)),
+      '/statistics': (_q, res) =>
+        banning
+          ? json(res, '{"code":8,"message":"rate limited"}', 429, { 'ratelimit-reset': '999999999' })
+          : json(res, statisticsBody(), 200, STATISTICS_HEADERS),
     });
     defer(node.close);
     const input = { targets: [{ name: 'n', url: node.url }], collectors: { ...STATS_ONLY, statistics: { interval: '1s' } } };
@@ -65,7 +68,11 @@ describe('/probe allow-list and pacing (item 5)', () => {
     defer(node.close);
     const other = await hostileNode();
     defer(other.close);
-    const e = await exporter(node.url, { collectors: STATS_ONLY, probe: { allowed_urls: ['http://127.0.0.1:', `http://127.0.0.1:${other.port}/only/`] } }, 'silent');
+    const e = await exporter(
+      node.url,
+      { collectors: STATS_ONLY, probe: { allowed_urls: ['http://127.0.0.1:', `http://127.0.0.1:${other.port}/only/`] } },
+      'silent',
+    );
     const before = other.total();
     const refused = [
       `http://127.0.0.1:@localhost:${other.port}/`, // the startsWith bypass
@@ -95,12 +102,24 @@ describe('/probe allow-list and pacing (item 5)', () => {
   it('rotating distinct allowed URLs of one node is paced per host and port, shared with the polls', async () => {
     const node = await hostileNode();
     defer(node.close);
-    const e = await exporter(node.url, { collectors: { ...STATS_ONLY, statistics: { interval: '1m' } }, http: { requests_per_second: 5, burst: 5 }, probe: { max_concurrent: 40, allowed_urls: ['http://127.0.0.1:'] } }, 'silent');
+    const e = await exporter(
+      node.url,
+      {
+        collectors: { ...STATS_ONLY, statistics: { interval: '1m' } },
+        http: { requests_per_second: 5, burst: 5 },
+        probe: { max_concurrent: 40, allowed_urls: ['http://127.0.0.1:'] },
+      },
+      'silent',
+    );
     await new Promise((r) => setTimeout(r, 1_200)); // the first poll's tokens come back
     const before = node.total();
     const t0 = Date.now();
     const replies = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => fetch(`${e.url}/probe?target=${encodeURIComponent(`${node.url}/p${i}`)}&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '2' } }).then((r) => r.text())),
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(`${e.url}/probe?target=${encodeURIComponent(`${node.url}/p${i}`)}&collectors=statistics`, {
+          headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '2' },
+        }).then((r) => r.text()),
+      ),
     );
     const seconds = (Date.now() - t0) / 1000;
     const sent = node.total() - before;
@@ -117,7 +136,11 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
     const body = JSON.stringify({ markets: rows });
     const node = await hostileNode({ '/markets': (_q, res) => json(res, body) });
     defer(node.close);
-    const e = await exporter(node.url, { collectors: { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } } }, 'silent');
+    const e = await exporter(
+      node.url,
+      { collectors: { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } } },
+      'silent',
+    );
     await waitFor(async () => (await scrape(e.url)).has('vega_markets'), 10_000);
     const m = await scrape(e.url);
     const byState = m.all('vega_markets');
@@ -130,15 +153,32 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
   it('key rotations minting 3,000 node ids a poll stay under the network series limit, flagged, and vanish once the node heals', async () => {
     let minted = 0;
     let healed = false;
-    const rotation = (nodeId: string, h: number) => ({ node: { nodeId, oldPubKey: hex64(h, 'o'), newPubKey: hex64(h, 'n'), blockHeight: String(h) }, cursor: Buffer.from(`c${h}`).toString('base64') });
+    const rotation = (nodeId: string, h: number) => ({
+      node: { nodeId, oldPubKey: hex64(h, 'o'), newPubKey: hex64(h, 'n'), blockHeight: String(h) },
+      cursor: Buffer.from(`c${h}`).toString('base64'),
+    });
     const node = await hostileNode({
       '/keys/rotations': (_q, res) => {
-        const edges = healed ? [rotation(hex64(1, 'b'), 1), rotation(hex64(2, 'b'), 2), rotation(hex64(1, 'b'), 3)] : Array.from({ length: 3000 }, () => rotation(hex64(++minted, 'e'), minted));
-        json(res, JSON.stringify({ rotations: { edges, pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: edges[0]!.cursor, endCursor: edges.at(-1)!.cursor } } }));
+        const edges = healed
+          ? [rotation(hex64(1, 'b'), 1), rotation(hex64(2, 'b'), 2), rotation(hex64(1, 'b'), 3)]
+          : Array.from({ length: 3000 }, () => rotation(hex64(++minted, 'e'), minted));
+        json(
+          res,
+          JSON.stringify({
+            rotations: { edges, pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: edges[0]!.cursor, endCursor: edges.at(-1)!.cursor } },
+          }),
+        );
       },
     });
     defer(node.close);
-    const e = await exporter(node.url, { limits: { series_per_network: 1000 }, collectors: { markets: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, key_rotations: { interval: '1m' } } }, 'warn');
+    const e = await exporter(
+      node.url,
+      {
+        limits: { series_per_network: 1000 },
+        collectors: { markets: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, key_rotations: { interval: '1m' } },
+      },
+      'warn',
+    );
     await waitFor(async () => (await scrape(e.url)).has('vega_key_rotations_total'), 10_000);
     for (let i = 0; i < 3; i++) await e.poll('key_rotations');
     let m = await scrape(e.url);
@@ -148,7 +188,12 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
     healed = true;
     await e.poll('key_rotations');
     m = await scrape(e.url);
-    expect(m.all('vega_key_rotations_total').map((s) => s.labels.node_id).sort()).toEqual([hex64(1, 'b'), hex64(2, 'b')]);
+    expect(
+      m
+        .all('vega_key_rotations_total')
+        .map((s) => s.labels.node_id)
+        .sort(),
+    ).toEqual([hex64(1, 'b'), hex64(2, 'b')]);
     expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
   });
 });
@@ -160,7 +205,11 @@ function percentile(xs: number[], p: number): number {
 }
 
 /** A timed GET over a kept-alive connection. */
-function timedGet(agent: http.Agent, url: string, headers: Record<string, string> = {}): Promise<{ status: number; ms: number; retryAfter?: string | undefined }> {
+function timedGet(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; ms: number; retryAfter?: string | undefined }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, headers }, (res) => {
@@ -192,7 +241,13 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     const good = { authorization: basic('prometheus', 'right-password') };
     expect((await timedGet(agent, `${e.url}/metrics`, good)).status).toBe(200); // verified once, cached
     // 250 connections from 250 loopback source addresses, a fresh connection per request.
-    const attackers = startFlood({ connections: 250, port: Number(new URL(e.url).port), path: '/metrics', headers: { authorization: basic('prometheus', 'wrong') }, spreadSources: true });
+    const attackers = startFlood({
+      connections: 250,
+      port: Number(new URL(e.url).port),
+      path: '/metrics',
+      headers: { authorization: basic('prometheus', 'wrong') },
+      spreadSources: true,
+    });
     defer(attackers.terminate);
     await new Promise((r) => setTimeout(r, 500)); // the attack is under way
     const scrapes: number[] = [];
@@ -207,7 +262,9 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
       health.push(h.ms);
     }
     const attack = await attackers.stop();
-    console.log(`item 1: ${scrapes.length} scrapes p99 ${percentile(scrapes, 99).toFixed(1)} ms, /healthz p99 ${percentile(health, 99).toFixed(1)} ms; attackers sent ${attack.sent}: ${JSON.stringify(attack.byStatus)}`);
+    console.log(
+      `item 1: ${scrapes.length} scrapes p99 ${percentile(scrapes, 99).toFixed(1)} ms, /healthz p99 ${percentile(health, 99).toFixed(1)} ms; attackers sent ${attack.sent}: ${JSON.stringify(attack.byStatus)}`,
+    );
     expect(percentile(scrapes, 99)).toBeLessThan(100);
     expect(percentile(health, 99)).toBeLessThan(50);
   }, 30_000);
@@ -260,7 +317,9 @@ describe('slow clients (item 10)', () => {
     const probeRes = await fetch(`${e.url}/probe?target=n&collectors=statistics`, { headers: auth, signal: AbortSignal.timeout(5_000) });
     const health = await fetch(`${e.url}/healthz`, { signal: AbortSignal.timeout(5_000) });
     const ms = performance.now() - t0;
-    console.log(`item 10: ${stillHeld} slowloris sockets held; scrape ${scrapeRes.status}, probe ${probeRes.status}, healthz ${health.status} in ${ms.toFixed(0)} ms; ${open()} still open after`);
+    console.log(
+      `item 10: ${stillHeld} slowloris sockets held; scrape ${scrapeRes.status}, probe ${probeRes.status}, healthz ${health.status} in ${ms.toFixed(0)} ms; ${open()} still open after`,
+    );
     expect(stillHeld).toBeGreaterThanOrEqual(200);
     expect([scrapeRes.status, probeRes.status, health.status]).toEqual([200, 200, 200]);
     expect(await scrapeRes.text()).toContain('vega_up');

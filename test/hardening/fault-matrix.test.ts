@@ -20,17 +20,21 @@ const clock = new ManualClock();
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 95, now: clock.now, rotations: 3000 });
-  ex = await startExporter(sim.url, {
-    http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1 },
-    collectors: {
-      statistics: { interval: '1m', timeout: '2s' },
-      // The 429 row waits out the node's one-second Retry-After inside this deadline: room for a busy machine.
-      network_history: { interval: '1m', timeout: '5s' },
-      consistency: { interval: '1m' },
-      markets: { interval: '1m', timeout: '2s' },
-      key_rotations: { interval: '1m', timeout: '5s' },
+  ex = await startExporter(
+    sim.url,
+    {
+      http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1 },
+      collectors: {
+        statistics: { interval: '1m', timeout: '2s' },
+        // The 429 row waits out the node's one-second Retry-After inside this deadline: room for a busy machine.
+        network_history: { interval: '1m', timeout: '5s' },
+        consistency: { interval: '1m' },
+        markets: { interval: '1m', timeout: '2s' },
+        key_rotations: { interval: '1m', timeout: '5s' },
+      },
     },
-  }, 'warn');
+    'warn',
+  );
 });
 afterAll(async () => {
   await ex.stop();
@@ -44,7 +48,9 @@ function promtoolClean(text: string): void {
 }
 
 const success = (m: Scrape, c: string): number | undefined =>
-  ['statistics', 'network_history', 'consistency'].includes(c) ? m.value('vega_collector_success', { ...T, collector: c }) : m.value('vega_network_collector_success', { network: NET, collector: c });
+  ['statistics', 'network_history', 'consistency'].includes(c)
+    ? m.value('vega_collector_success', { ...T, collector: c })
+    : m.value('vega_network_collector_success', { network: NET, collector: c });
 
 interface Row {
   fault: string;
@@ -65,41 +71,140 @@ function newRotations(n: number): void {
 
 export const ROWS: Row[] = [
   { fault: 'latency below the poll timeout', patch: { endpoints: { statistics: { latencyMs: 300 } } }, collector: 'statistics', expect: 1 },
-  { fault: 'latency beyond the poll timeout', patch: { endpoints: { statistics: { latencyMs: 4000 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_TIMEOUT' },
+  {
+    fault: 'latency beyond the poll timeout',
+    patch: { endpoints: { statistics: { latencyMs: 4000 } } },
+    collector: 'statistics',
+    expect: 0,
+    code: 'UPSTREAM_TIMEOUT',
+  },
   { fault: 'HTTP 500 (database error body)', patch: { endpoints: { statistics: { error: 500 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
   { fault: 'HTTP 503 (core unreachable)', patch: { endpoints: { statistics: { error: 503 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
   { fault: 'HTTP 504 (core timeout)', patch: { endpoints: { statistics: { error: 504 } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_HTTP' },
-  { fault: 'HTTP 429 (rate limited)', patch: { endpoints: { networkhistory: { error: 429 } } }, collector: 'network_history', expect: 0, code: 'UPSTREAM_RATE_LIMITED' },
+  {
+    fault: 'HTTP 429 (rate limited)',
+    patch: { endpoints: { networkhistory: { error: 429 } } },
+    collector: 'network_history',
+    expect: 0,
+    code: 'UPSTREAM_RATE_LIMITED',
+  },
   { fault: 'malformed JSON', patch: { endpoints: { statistics: { malformedJson: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_JSON' },
   { fault: 'truncated body', patch: { endpoints: { statistics: { truncatedBody: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_CONNECT' },
-  { fault: 'body trickling slower than the deadline', patch: { endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 200 } } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_TIMEOUT' },
-  { fault: 'oversized body (50 MB against a 1 MB cap)', patch: { endpoints: { markets: { oversizedBody: 50_000_000 } } }, collector: 'markets', expect: 0, code: 'UPSTREAM_BODY_TOO_LARGE' },
-  { fault: 'wrong types in fields', patch: { endpoints: { statistics: { wrongTypes: true } } }, collector: 'statistics', expect: 0, code: 'UPSTREAM_BAD_FIELD' },
+  {
+    fault: 'body trickling slower than the deadline',
+    patch: { endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 200 } } } },
+    collector: 'statistics',
+    expect: 0,
+    code: 'UPSTREAM_TIMEOUT',
+  },
+  {
+    fault: 'oversized body (50 MB against a 1 MB cap)',
+    patch: { endpoints: { markets: { oversizedBody: 50_000_000 } } },
+    collector: 'markets',
+    expect: 0,
+    code: 'UPSTREAM_BODY_TOO_LARGE',
+  },
+  {
+    fault: 'wrong types in fields',
+    patch: { endpoints: { statistics: { wrongTypes: true } } },
+    collector: 'statistics',
+    expect: 0,
+    code: 'UPSTREAM_BAD_FIELD',
+  },
   // Paged, so the envelope is broken too (core's unpaged list only has bad rows, each skipped).
-  { fault: 'wrong types in market fields', patch: { marketsCore: false, endpoints: { markets: { wrongTypes: true } } }, collector: 'markets', expect: 0, code: 'UPSTREAM_BAD_FIELD' },
-  { fault: 'unknown enum values', patch: { endpoints: { '*': { unknownEnums: true } } }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_chain_status', { ...T, status: '99' })).toBe(1) },
+  {
+    fault: 'wrong types in market fields',
+    patch: { marketsCore: false, endpoints: { markets: { wrongTypes: true } } },
+    collector: 'markets',
+    expect: 0,
+    code: 'UPSTREAM_BAD_FIELD',
+  },
+  {
+    fault: 'unknown enum values',
+    patch: { endpoints: { '*': { unknownEnums: true } } },
+    collector: 'statistics',
+    expect: 1,
+    check: (m) => expect(m.value('vega_chain_status', { ...T, status: '99' })).toBe(1),
+  },
   { fault: 'chain halt', patch: { halted: true }, collector: 'statistics', expect: 1 },
-  { fault: 'data-node lag', patch: { datanodeLagBlocks: 300 }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_datanode_lag_blocks', T)).toBe(300) },
+  {
+    fault: 'data-node lag',
+    patch: { datanodeLagBlocks: 300 },
+    collector: 'statistics',
+    expect: 1,
+    check: (m) => expect(m.value('vega_datanode_lag_blocks', T)).toBe(300),
+  },
   { fault: 'consensus peers zero', patch: { peersZero: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.value('vega_peers', T)).toBe(0) },
-  { fault: 'network history disabled', patch: { networkHistoryDisabled: true }, collector: 'network_history', expect: 1, check: (m) => expect(m.value('vega_network_history_up', T)).toBe(0) },
-  { fault: 'freshness headers missing', patch: { stripFreshnessHeaders: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_datanode_block_height')).toBe(false) },
-  { fault: 'chain replaying (unset sentinels)', patch: { replaying: true }, collector: 'statistics', expect: 1, check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false) },
+  {
+    fault: 'network history disabled',
+    patch: { networkHistoryDisabled: true },
+    collector: 'network_history',
+    expect: 1,
+    check: (m) => expect(m.value('vega_network_history_up', T)).toBe(0),
+  },
+  {
+    fault: 'freshness headers missing',
+    patch: { stripFreshnessHeaders: true },
+    collector: 'statistics',
+    expect: 1,
+    check: (m) => expect(m.has('vega_datanode_block_height')).toBe(false),
+  },
+  {
+    fault: 'chain replaying (unset sentinels)',
+    patch: { replaying: true },
+    collector: 'statistics',
+    expect: 1,
+    check: (m) => expect(m.has('vega_genesis_timestamp_seconds')).toBe(false),
+  },
   { fault: '/markets answers 404 (a data node)', patch: { marketsCore: false }, collector: 'markets', expect: 1 },
   { fault: 'core /markets served', patch: { marketsCore: true }, collector: 'markets', expect: 1 },
-  { fault: 'one market row with an id that is not an id', patch: { endpoints: { markets: { badRow: true } } }, collector: 'markets', expect: 1, check: (m) => {
-    expect(m.value('vega_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' })).toBeGreaterThanOrEqual(1);
-    expect(m.all('vega_market_info').length).toBe(sim.net.markets.length - 1); // the others are exported
-  } },
-  { fault: 'non-finite risk parameters', patch: { nonFiniteDoubles: true }, collector: 'markets', expect: 1, check: (m) => {
-    expect(m.all('vega_market_info').length).toBe(sim.net.markets.length); // no market lost
-    expect(m.all('vega_market_risk_parameter').length).toBeLessThan(5 * sim.net.markets.length); // the NaN ones are absent
-  } },
-  { fault: 'pagination: cursor loop', patch: { endpoints: { rotations: { pagination: { cursorLoop: true } } } }, setup: () => newRotations(3), collector: 'key_rotations', expect: 1, check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1) },
-  { fault: 'pagination: hasNextPage stuck true', patch: { endpoints: { rotations: { pagination: { stuckHasNext: true } } } }, setup: () => newRotations(700), collector: 'key_rotations', expect: 1, check: (m) => {
-    expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length);
-    expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(0);
-  } },
-  { fault: 'pagination: duplicate rows', patch: { endpoints: { rotations: { pagination: { duplicateRows: true } } } }, setup: () => newRotations(1200), collector: 'key_rotations', expect: 1, check: (m) => expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length) },
+  {
+    fault: 'one market row with an id that is not an id',
+    patch: { endpoints: { markets: { badRow: true } } },
+    collector: 'markets',
+    expect: 1,
+    check: (m) => {
+      expect(m.value('vega_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' })).toBeGreaterThanOrEqual(1);
+      expect(m.all('vega_market_info').length).toBe(sim.net.markets.length - 1); // the others are exported
+    },
+  },
+  {
+    fault: 'non-finite risk parameters',
+    patch: { nonFiniteDoubles: true },
+    collector: 'markets',
+    expect: 1,
+    check: (m) => {
+      expect(m.all('vega_market_info').length).toBe(sim.net.markets.length); // no market lost
+      expect(m.all('vega_market_risk_parameter').length).toBeLessThan(5 * sim.net.markets.length); // the NaN ones are absent
+    },
+  },
+  {
+    fault: 'pagination: cursor loop',
+    patch: { endpoints: { rotations: { pagination: { cursorLoop: true } } } },
+    setup: () => newRotations(3),
+    collector: 'key_rotations',
+    expect: 1,
+    check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1),
+  },
+  {
+    fault: 'pagination: hasNextPage stuck true',
+    patch: { endpoints: { rotations: { pagination: { stuckHasNext: true } } } },
+    setup: () => newRotations(700),
+    collector: 'key_rotations',
+    expect: 1,
+    check: (m) => {
+      expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length);
+      expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(0);
+    },
+  },
+  {
+    fault: 'pagination: duplicate rows',
+    patch: { endpoints: { rotations: { pagination: { duplicateRows: true } } } },
+    setup: () => newRotations(1200),
+    collector: 'key_rotations',
+    expect: 1,
+    check: (m) => expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length),
+  },
 ];
 
 describe('fault matrix', () => {
@@ -148,7 +253,20 @@ describe('fault matrix', () => {
 describe('rate limits like a real node', () => {
   it('in the default configuration the exporter stays under the limit and never earns a ban', async () => {
     const s = await startSimulator({ seed: 96, parties: 60_000, faults: { rateLimit: true } });
-    const e = await startExporter(s.url, { collectors: { statistics: { interval: '1s' }, network_history: { interval: '1s' }, consistency: { interval: '1s' }, markets: { interval: '1s' }, key_rotations: { interval: '1s' }, parties: { enabled: true, interval: '1m' } } }, 'warn');
+    const e = await startExporter(
+      s.url,
+      {
+        collectors: {
+          statistics: { interval: '1s' },
+          network_history: { interval: '1s' },
+          consistency: { interval: '1s' },
+          markets: { interval: '1s' },
+          key_rotations: { interval: '1s' },
+          parties: { enabled: true, interval: '1m' },
+        },
+      },
+      'warn',
+    );
     try {
       await new Promise((r) => setTimeout(r, 6_000));
       const m = await scrape(e.url);
@@ -163,7 +281,21 @@ describe('rate limits like a real node', () => {
 
   it('against a stricter node it backs off on 429 and still never earns a ban', async () => {
     const s = await startSimulator({ seed: 97, parties: 30_000, faults: { rateLimit: { enabled: true, rps: 3, burst: 3, banAfter: 5 } } });
-    const e = await startExporter(s.url, { http: { page_size: 1000 }, collectors: { statistics: { interval: '1s' }, network_history: { enabled: false }, consistency: { enabled: false }, markets: { enabled: false }, key_rotations: { enabled: false }, parties: { enabled: true, interval: '1m', timeout: '50s' } } }, 'warn');
+    const e = await startExporter(
+      s.url,
+      {
+        http: { page_size: 1000 },
+        collectors: {
+          statistics: { interval: '1s' },
+          network_history: { enabled: false },
+          consistency: { enabled: false },
+          markets: { enabled: false },
+          key_rotations: { enabled: false },
+          parties: { enabled: true, interval: '1m', timeout: '50s' },
+        },
+      },
+      'warn',
+    );
     try {
       await new Promise((r) => setTimeout(r, 6_000));
       const m = await scrape(e.url);

@@ -55,13 +55,28 @@ function setAt(doc: unknown, path: (string | number)[], value: unknown, remove: 
 /** Hostile leaf values: wrong types, huge numbers, odd strings (quotes, newlines, non-ASCII). */
 const leaf = fc.oneof(
   fc.jsonValue(),
-  fc.constantFrom('', '0', '-1', '18446744073709551616', '9007199254740993', '1e400', 'NaN', '0001-01-01T00:00:00Z', '2024-13-45T99:99:99Z', 'a"b\\c\nd', 'é\u2028\u{1F600}', 'x'.repeat(5000)),
+  fc.constantFrom(
+    '',
+    '0',
+    '-1',
+    '18446744073709551616',
+    '9007199254740993',
+    '1e400',
+    'NaN',
+    '0001-01-01T00:00:00Z',
+    '2024-13-45T99:99:99Z',
+    'a"b\\c\nd',
+    'é\u2028\u{1F600}',
+    'x'.repeat(5000),
+  ),
   fc.constantFrom(null, true, 1e308, -0, Number.MAX_SAFE_INTEGER + 2),
   fc.string({ unit: 'grapheme' }),
 );
 
 const mutated = (doc: unknown): fc.Arbitrary<unknown> =>
-  fc.array(fc.tuple(fc.constantFrom(...paths(doc)), leaf, fc.boolean()), { minLength: 1, maxLength: 4 }).map((muts) => muts.reduce((d, [p, v, rm]) => (paths(d).some((q) => q.join('/') === p.join('/')) ? setAt(d, p, v, rm) : d), doc));
+  fc
+    .array(fc.tuple(fc.constantFrom(...paths(doc)), leaf, fc.boolean()), { minLength: 1, maxLength: 4 })
+    .map((muts) => muts.reduce((d, [p, v, rm]) => (paths(d).some((q) => q.join('/') === p.join('/')) ? setAt(d, p, v, rm) : d), doc));
 
 const corpus = new SeriesStore();
 let corpusN = 0;
@@ -82,64 +97,112 @@ async function check(run: () => Sample[]): Promise<void> {
   const parsed = parseExposition(text); // throws on any malformed line
   expect(parsed.length).toBe(samples.length);
   // Keep some outputs for one promtool run at the end (each under its own target, so no duplicates).
-  if (corpusN++ % 10 === 0) corpus.set({ scope: 'target', id: `k${corpusN}`, source: 'fuzz' }, samples.map((s) => ({ ...s, values: [`t${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
+  if (corpusN++ % 10 === 0)
+    corpus.set(
+      { scope: 'target', id: `k${corpusN}`, source: 'fuzz' },
+      samples.map((s) => ({ ...s, values: [`t${corpusN}`, ...s.values.slice(1)] })),
+      0,
+      Infinity,
+    );
 }
 
-const headers = fc.record({ 'x-block-height': fc.option(fc.oneof(fc.string(), fc.constantFrom('0', '18591101', '99999999999999999999')), { nil: undefined }), 'x-block-timestamp': fc.option(fc.string(), { nil: undefined }) });
+const headers = fc.record({
+  'x-block-height': fc.option(fc.oneof(fc.string(), fc.constantFrom('0', '18591101', '99999999999999999999')), { nil: undefined }),
+  'x-block-timestamp': fc.option(fc.string(), { nil: undefined }),
+});
 const RUNS = 300;
 
 describe('property: nothing escapes but ExporterError, and output is valid exposition text', () => {
   it('statistics: mutated bodies and random headers', async () => {
-    await fc.assert(fc.asyncProperty(mutated(VALID.statistics), headers, async (body, h) => {
-      await check(() => statisticsSamples('t', body, h));
-      await check(() => {
-        statisticsFacts(body, h);
-        return [];
-      });
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(mutated(VALID.statistics), headers, async (body, h) => {
+        await check(() => statisticsSamples('t', body, h));
+        await check(() => {
+          statisticsFacts(body, h);
+          return [];
+        });
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   it('statistics: arbitrary JSON', async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue(), async (body) => check(() => statisticsSamples('t', body, {}))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (body) => check(() => statisticsSamples('t', body, {}))),
+      { numRuns: RUNS },
+    );
   });
 
   it('network history', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.networkhistory), fc.jsonValue()), async (body) => check(() => networkHistorySamples('t', body))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(VALID.networkhistory), fc.jsonValue()), async (body) => check(() => networkHistorySamples('t', body))),
+      { numRuns: RUNS },
+    );
   });
 
   it('key rotations', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.rotation), fc.jsonValue()), async (node) => check(() => {
-      parseRotation(node, 'node');
-      return [];
-    })), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(VALID.rotation), fc.jsonValue()), async (node) =>
+        check(() => {
+          parseRotation(node, 'node');
+          return [];
+        }),
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('markets (every per-market series)', async () => {
-    await fc.assert(fc.asyncProperty(mutated(VALID.markets), async (markets) => check(() => marketsSamples('t', Array.isArray(markets) ? (markets as Record<string, unknown>[]) : [], { maxMarkets: 100, allow: [], countsOnly: false }))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(mutated(VALID.markets), async (markets) =>
+        check(() =>
+          marketsSamples('t', Array.isArray(markets) ? (markets as Record<string, unknown>[]) : [], { maxMarkets: 100, allow: [], countsOnly: false }),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('positions', async () => {
     const facts = { id: 'm', decimalPlaces: 3, positionDecimalPlaces: -2, settlementAsset: 'a' };
-    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.position), fc.jsonValue()), fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), async (node, dec) => check(() => positionSamples('t', parsePosition(node, 'p'), facts, dec))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(VALID.position), fc.jsonValue()), fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), async (node, dec) =>
+        check(() => positionSamples('t', parsePosition(node, 'p'), facts, dec)),
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('orders', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(mutated(VALID.order), fc.jsonValue()), async (body) => check(() => orderSamples('t', body, 3, { id: 'm', decimalPlaces: 5, positionDecimalPlaces: 0, settlementAsset: 'a' }))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated(VALID.order), fc.jsonValue()), async (body) =>
+        check(() => orderSamples('t', body, 3, { id: 'm', decimalPlaces: 5, positionDecimalPlaces: 0, settlementAsset: 'a' })),
+      ),
+      { numRuns: RUNS },
+    );
   });
 
   it('label values with quotes, backslashes, newlines and non-ASCII are escaped correctly', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary' }), async (weird) => {
-      const body = structuredClone(VALID.statistics) as { statistics: Record<string, unknown> };
-      body.statistics.appVersion = weird;
-      body.statistics.chainId = `${weird}"\\\n`;
-      const samples = statisticsSamples('t', body, {});
-      const store = new SeriesStore();
-      store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
-      const info = parseExposition(await renderStore(store)).find((s) => s.name === 'vega_build_info')!;
-      expect(info.labels.app_version).toBe(weird);
-      expect(info.labels.chain_id).toBe(`${weird}"\\\n`);
-      corpus.set({ scope: 'target', id: `w${corpusN++}`, source: 'fuzz' }, samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })), 0, Infinity);
-    }), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary' }), async (weird) => {
+        const body = structuredClone(VALID.statistics) as { statistics: Record<string, unknown> };
+        body.statistics.appVersion = weird;
+        body.statistics.chainId = `${weird}"\\\n`;
+        const samples = statisticsSamples('t', body, {});
+        const store = new SeriesStore();
+        store.set({ scope: 'target', id: 'x', source: 'test' }, samples, 0, Infinity);
+        const info = parseExposition(await renderStore(store)).find((s) => s.name === 'vega_build_info')!;
+        expect(info.labels.app_version).toBe(weird);
+        expect(info.labels.chain_id).toBe(`${weird}"\\\n`);
+        corpus.set(
+          { scope: 'target', id: `w${corpusN++}`, source: 'fuzz' },
+          samples.filter((s) => s.metric.name === 'vega_build_info').map((s) => ({ ...s, values: [`w${corpusN}`, ...s.values.slice(1)] })),
+          0,
+          Infinity,
+        );
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('promtool accepts everything the properties produced', async () => {

@@ -13,7 +13,11 @@ afterEach(() => {
 });
 
 function start(): { child: ChildProcess; out: () => string; exited: Promise<{ code: number | null; signal: string | null }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--datanode.url', 'http://127.0.0.1:1', '--web.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/exporter/cli.ts', '--datanode.url', 'http://127.0.0.1:1', '--web.listen-address', '127.0.0.1:0'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -37,7 +37,12 @@ async function exporterWith(web: string, extra: object = {}): Promise<RunningExp
   const { createLogger } = await import('../../src/exporter/logger.js');
   const { LogCapture } = await import('../helpers/exporter.js');
   const logs = new LogCapture();
-  const config = configSchema.parse({ targets: [{ name: 'n', url: sim.url }], log: { level: 'trace' }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } }, ...extra });
+  const config = configSchema.parse({
+    targets: [{ name: 'n', url: sim.url }],
+    log: { level: 'trace' },
+    collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } },
+    ...extra,
+  });
   const exporter = new Exporter(config, createLogger('trace', logs));
   const url = await exporter.start('127.0.0.1:0', loaded);
   cleanup.push(() => exporter.stop());
@@ -76,7 +81,11 @@ describe('TLS', () => {
     const untrusting = await get(`${e.url}/metrics`, { ca: certs.read('other-ca.crt') });
     expect(untrusting.error).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|unable to verify/i);
     // The key's bytes never reach the output or the logs.
-    for (const line of certs.read('server.key').toString().split('\n').filter((l) => l.length > 20 && !l.startsWith('-----'))) {
+    for (const line of certs
+      .read('server.key')
+      .toString()
+      .split('\n')
+      .filter((l) => l.length > 20 && !l.startsWith('-----'))) {
       expect(ok.body).not.toContain(line);
       expect(e.logsText()).not.toContain(line);
     }
@@ -88,7 +97,7 @@ describe('TLS', () => {
     expect((await get(`${e.url}/healthz`, { minVersion: 'TLSv1.3' })).status).toBe(200);
   });
 
-  it('mutual TLS: a good client certificate passes; none, an expired one or another CA\'s are refused', async () => {
+  it("mutual TLS: a good client certificate passes; none, an expired one or another CA's are refused", async () => {
     const e = await exporterWith(mtls());
     expect((await get(`${e.url}/metrics`, { cert: certs.read('client.crt'), key: certs.read('client.key') })).status).toBe(200);
     for (const cert of [undefined, 'client-expired.crt', 'client-other.crt']) {
@@ -136,13 +145,29 @@ describe('basic auth', () => {
 describe('web-config errors stop startup, naming the field, without quoting secrets', () => {
   const cases: [string, string, RegExp][] = [
     ['a plain password instead of a hash', 'basic_auth_users:\n  prometheus: CANARY-plaintext\n', /basic_auth_users\.prometheus: expected a bcrypt hash/],
-    ['a missing certificate', 'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n', /tls_server_config\.cert_file: cannot read \/nonexistent\.crt: ENOENT/],
-    ['mutual TLS without a CA', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAndVerifyClientCert\n', /tls_server_config\.client_ca_file: client_ca_file is required/],
+    [
+      'a missing certificate',
+      'tls_server_config:\n  cert_file: /nonexistent.crt\n  key_file: /nonexistent.key\n',
+      /tls_server_config\.cert_file: cannot read \/nonexistent\.crt: ENOENT/,
+    ],
+    [
+      'mutual TLS without a CA',
+      'tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAndVerifyClientCert\n',
+      /tls_server_config\.client_ca_file: client_ca_file is required/,
+    ],
     ['an unknown TLS version', 'tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS99\n', /tls_server_config\.min_version/],
     ['an unknown key', 'basic_auth_user: {}\n', /basic_auth_user/],
     // bcrypt costs outside 4-31 (issue 34, item 7): 99 was accepted before, and then never matched.
-    ['a bcrypt cost above 31', `basic_auth_users:\n  prometheus: $2b$99$${'a'.repeat(53)}\n`, /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/],
-    ['a bcrypt cost below 4', `basic_auth_users:\n  prometheus: $2b$03$${'a'.repeat(53)}\n`, /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/],
+    [
+      'a bcrypt cost above 31',
+      `basic_auth_users:\n  prometheus: $2b$99$${'a'.repeat(53)}\n`,
+      /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/,
+    ],
+    [
+      'a bcrypt cost below 4',
+      `basic_auth_users:\n  prometheus: $2b$03$${'a'.repeat(53)}\n`,
+      /basic_auth_users\.prometheus: expected a bcrypt cost from 04 to 31/,
+    ],
     ['a web-config file that is a device', '', /web\.config\.file: cannot read \/dev\/zero: not a regular file/],
   ];
   it.each(cases)('%s', async (_n, text, message) => {
@@ -175,7 +200,14 @@ describe('web-config errors stop startup, naming the field, without quoting secr
 
 describe('slow or hostile clients', () => {
   it('a client that trickles its headers is cut off; scrapes on other connections are served meanwhile', async () => {
-    const e = await startExporter(sim.url, { web: { read_header_timeout: '1s', request_timeout: '2s' }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } } }, 'silent');
+    const e = await startExporter(
+      sim.url,
+      {
+        web: { read_header_timeout: '1s', request_timeout: '2s' },
+        collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } },
+      },
+      'silent',
+    );
     cleanup.push(() => e.stop());
     const { port } = new URL(e.url);
     const slow = net.connect(Number(port), '127.0.0.1');
@@ -197,7 +229,11 @@ describe('slow or hostile clients', () => {
   });
 
   it('beyond web.max_connections the oldest connection that never sent a request is closed, not the newcomer', async () => {
-    const e = await startExporter(sim.url, { web: { max_connections: 3 }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } } }, 'silent');
+    const e = await startExporter(
+      sim.url,
+      { web: { max_connections: 3 }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } } },
+      'silent',
+    );
     cleanup.push(() => e.stop());
     const { port } = new URL(e.url);
     const idle: net.Socket[] = [];

@@ -30,13 +30,19 @@ export function parseExposition(text: string): ParsedSample[] {
 
 export class Scrape {
   readonly samples: ParsedSample[];
-  constructor(readonly text: string, samples?: ParsedSample[]) {
+  constructor(
+    readonly text: string,
+    samples?: ParsedSample[],
+  ) {
     this.samples = samples ?? parseExposition(text);
   }
 
   /** What a store holds now, without rendering it (text is empty). */
   static fromStore(store: SeriesStore): Scrape {
-    return new Scrape('', CATALOGUE.flatMap((m) => store.series(m).map((s) => ({ name: m.name, labels: { ...s.labels }, value: s.value }))));
+    return new Scrape(
+      '',
+      CATALOGUE.flatMap((m) => store.series(m).map((s) => ({ name: m.name, labels: { ...s.labels }, value: s.value }))),
+    );
   }
 
   /** All samples of a metric whose labels include `labels`. */

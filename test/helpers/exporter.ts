@@ -34,7 +34,12 @@ export interface RunningExporter {
  */
 export const running = new Map<string, Exporter>();
 
-export async function startExporter(targetUrl: string, overrides: Partial<ConfigInput> = {}, level = 'info', loadConfig?: () => Config): Promise<RunningExporter> {
+export async function startExporter(
+  targetUrl: string,
+  overrides: Partial<ConfigInput> = {},
+  level = 'info',
+  loadConfig?: () => Config,
+): Promise<RunningExporter> {
   const config = configSchema.parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
   const logs = new LogCapture();
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);

@@ -51,10 +51,14 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
   const dir = mkdtempSync(join(tmpdir(), 'dne-proc-'));
   const file = join(dir, 'config.yaml');
   writeFileSync(file, stringify({ web: { listen_address: '127.0.0.1:0' }, ...config }));
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...(process.env.DNE_NODE_FLAGS ? process.env.DNE_NODE_FLAGS.split(' ') : []), `${dist}/exporter/cli.js`, '--config.file', file, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...LAUNCH_ENV },
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, ...(process.env.DNE_NODE_FLAGS ? process.env.DNE_NODE_FLAGS.split(' ') : []), `${dist}/exporter/cli.js`, '--config.file', file, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...LAUNCH_ENV },
+    },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -9,9 +9,16 @@ export class ManualClock {
   }
 }
 
-export async function withSim(opts: SimulatorOptions = {}): Promise<Simulator & { get: (path: string, init?: RequestInit) => Promise<Response>; json: (path: string) => Promise<{ status: number; body: any; headers: Headers }> }> {
+export async function withSim(
+  opts: SimulatorOptions = {},
+): Promise<
+  Simulator & { get: (path: string, init?: RequestInit) => Promise<Response>; json: (path: string) => Promise<{ status: number; body: any; headers: Headers }> }
+> {
   const sim = await startSimulator(opts);
-  const ext = sim as Simulator & { get: (path: string, init?: RequestInit) => Promise<Response>; json: (path: string) => Promise<{ status: number; body: any; headers: Headers }> };
+  const ext = sim as Simulator & {
+    get: (path: string, init?: RequestInit) => Promise<Response>;
+    json: (path: string) => Promise<{ status: number; body: any; headers: Headers }>;
+  };
   ext.get = (path, init) => fetch(`${sim.url}${path}`, init);
   ext.json = async (path) => {
     const res = await fetch(`${sim.url}${path}`);

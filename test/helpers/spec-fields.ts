@@ -49,13 +49,21 @@ function between(text: string, start: string, end: string): string {
   return text.slice(a, b < 0 ? undefined : b);
 }
 
-interface Row { field: string; type: string; notes: string }
+interface Row {
+  field: string;
+  type: string;
+  notes: string;
+}
 
 /** The first markdown table of a block: its rows as field, type, notes (by header name). */
 function tableRows(block: string): Row[] {
   const lines = block.split('\n').filter((l) => l.startsWith('|'));
   if (lines.length < 2) return [];
-  const cells = (l: string): string[] => l.slice(1, l.endsWith('|') ? -1 : undefined).split('|').map((c) => c.trim());
+  const cells = (l: string): string[] =>
+    l
+      .slice(1, l.endsWith('|') ? -1 : undefined)
+      .split('|')
+      .map((c) => c.trim());
   const header = cells(lines[0]!).map((h) => h.toLowerCase());
   const col = (name: RegExp): number => header.findIndex((h) => name.test(h));
   const [f, t, n] = [col(/^field/), col(/^type/), col(/^notes/)];
@@ -70,7 +78,10 @@ const unquote = (s: string): string => s.replace(/`/g, '').trim();
 
 /** "a.b.c, d, e" → a.b.c, a.b.d, a.b.e; "x.y, x.z" → x.y, x.z; "p, q" → p, q. */
 function fieldList(cell: string): string[] {
-  const items = cell.split(',').map(unquote).filter((s) => s !== '');
+  const items = cell
+    .split(',')
+    .map(unquote)
+    .filter((s) => s !== '');
   const first = items[0]!;
   const prefix = first.includes('.') ? first.slice(0, first.lastIndexOf('.') + 1) : '';
   return items.map((it) => (it.includes('.') ? it : prefix + it));

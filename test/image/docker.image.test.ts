@@ -47,9 +47,22 @@ describe('image', () => {
     const t0 = Date.now();
     const r = await run('bash', ['scripts/image/build-base.sh'], { ...eng.env, DOCKER });
     expect(r.code, r.err + r.out).toBe(0);
-    console.log(`base image: ${seconds(t0)} (${/already present/.test(r.out) ? 'present in the engine' : /using cached/.test(r.out) ? 'cached rootfs' : 'cold'})`);
+    console.log(
+      `base image: ${seconds(t0)} (${/already present/.test(r.out) ? 'present in the engine' : /using cached/.test(r.out) ? 'cached rootfs' : 'cold'})`,
+    );
     const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync('Dockerfile', 'utf8'))![1]!;
-    const uid = await eng.docker('run', '--rm', '--network', 'none', '--user', 'node', base, 'sh', '-c', 'id -u; node --version; npm --version; test -s /etc/ssl/certs/ca-certificates.crt && echo ca');
+    const uid = await eng.docker(
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      '--user',
+      'node',
+      base,
+      'sh',
+      '-c',
+      'id -u; node --version; npm --version; test -s /etc/ssl/certs/ca-certificates.crt && echo ca',
+    );
     expect(uid.code, uid.err).toBe(0);
     const [id, node, , ca] = uid.out.trim().split('\n');
     expect(id).toBe('1000');
@@ -64,7 +77,11 @@ describe('image', () => {
     const r = await run(DOCKER, ['build', '--network', 'host', ...secret, '-t', TAG, '.'], { ...eng.env, DOCKER_BUILDKIT: '1' });
     expect(r.code, (r.err + r.out).slice(-4000)).toBe(0);
     console.log(`image build: ${seconds(t0)}`);
-    const cfg = JSON.parse((await eng.docker('image', 'inspect', '--format', '{{json .Config}}', TAG)).out) as { User: string; Env: string[]; Healthcheck: { Test: string[] } };
+    const cfg = JSON.parse((await eng.docker('image', 'inspect', '--format', '{{json .Config}}', TAG)).out) as {
+      User: string;
+      Env: string[];
+      Healthcheck: { Test: string[] };
+    };
     expect(cfg.User).toBe('node');
     expect(cfg.Env.join('\n')).not.toMatch(/NODE_EXTRA_CA_CERTS/);
     expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck']);
@@ -76,18 +93,32 @@ describe('image', () => {
     const port = await freePort();
     const t0 = Date.now();
     const started = await eng.docker(
-      'run', '-d', '--name', NAME, '--network', 'host', '--read-only',
+      'run',
+      '-d',
+      '--name',
+      NAME,
+      '--network',
+      'host',
+      '--read-only',
       // A non-default address: the health check must follow it (the old one was fixed on :19308).
-      '-e', `DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=127.0.0.1:${port}`,
-      '--health-interval=1s', '--health-timeout=3s', '--health-start-period=1s', '--health-retries=3',
-      TAG, `--datanode.url=${sim.url}`,
+      '-e',
+      `DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=127.0.0.1:${port}`,
+      '--health-interval=1s',
+      '--health-timeout=3s',
+      '--health-start-period=1s',
+      '--health-retries=3',
+      TAG,
+      `--datanode.url=${sim.url}`,
     );
     expect(started.code, started.err).toBe(0);
 
     let metrics = '';
     for (let i = 0; i < 120 && !/^vega_up\{[^}]*\} 1$/m.test(metrics); i++) {
       await sleep(250);
-      metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+      metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
     }
     expect(metrics).toMatch(/^vega_up\{[^}]*\} 1$/m);
 
@@ -99,7 +130,10 @@ describe('image', () => {
     expect(health).toBe('healthy');
     console.log(`container up, serving and healthy: ${seconds(t0)}`);
 
-    const state = JSON.parse((await eng.docker('inspect', '--format', '{{json .}}', NAME)).out) as { HostConfig: { ReadonlyRootfs: boolean }; State: { Pid: number } };
+    const state = JSON.parse((await eng.docker('inspect', '--format', '{{json .}}', NAME)).out) as {
+      HostConfig: { ReadonlyRootfs: boolean };
+      State: { Pid: number };
+    };
     expect(state.HostConfig.ReadonlyRootfs).toBe(true);
     const pid1 = await eng.docker('exec', NAME, 'sh', '-c', 'grep ^Uid: /proc/1/status; tr "\\0" " " </proc/1/cmdline');
     expect(pid1.out).toMatch(/^Uid:\s+1000\s+1000/m);

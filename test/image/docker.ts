@@ -31,7 +31,7 @@ export const DOCKER = process.env.DOCKER ?? (existsSync('/usr/bin/docker') ? '/u
 export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 900_000): Promise<Run> {
   return new Promise((resolve) => {
     execFile(cmd, args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
       resolve({ code, out: String(out), err: String(errOut) || (err && code === -1 ? err.message : '') });
     });
   });
@@ -48,7 +48,10 @@ export interface Engine {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function engine(): Promise<Engine> {
-  const dockerIn = (env: NodeJS.ProcessEnv) => (...args: string[]) => run(DOCKER, args, env);
+  const dockerIn =
+    (env: NodeJS.ProcessEnv) =>
+    (...args: string[]) =>
+      run(DOCKER, args, env);
   const existing = dockerIn(process.env);
   if ((await existing('version', '--format', '{{.Server.Version}}')).code === 0) {
     return { env: process.env, docker: existing, own: false, stop: async () => {} };
@@ -58,7 +61,19 @@ export async function engine(): Promise<Engine> {
   const log = openSync(join(dir, 'dockerd.log'), 'a');
   const daemon: ChildProcess = spawn(
     'dockerd',
-    ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', `unix://${sock}`, '--bridge=none', '--iptables=false', '--ip6tables=false'],
+    [
+      '--data-root',
+      join(dir, 'data'),
+      '--exec-root',
+      join(dir, 'exec'),
+      '--pidfile',
+      join(dir, 'docker.pid'),
+      '-H',
+      `unix://${sock}`,
+      '--bridge=none',
+      '--iptables=false',
+      '--ip6tables=false',
+    ],
     { stdio: ['ignore', log, log] },
   );
   const exited = new Promise<void>((r) => daemon.once('exit', () => r()));
@@ -74,7 +89,10 @@ export async function engine(): Promise<Engine> {
       }
     }
     // dockerd leaves its exec root's network namespace mounted; unmount what is left, deepest first.
-    const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(`${dir}/`));
+    const mounts = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[1] ?? '')
+      .filter((m) => m.startsWith(`${dir}/`));
     for (const m of mounts.sort().reverse()) await run('umount', [m]);
     rmSync(dir, { recursive: true, force: true });
   };

@@ -53,8 +53,19 @@ afterAll(async () => {
 
 describe('npm package', () => {
   it('holds the rules, their tests, the dashboards, the docs, the chart and what the README links to; no sources or tests', () => {
-    const must = ['dist/exporter/cli.js', 'dist/exporter/web/healthcheck.js', 'prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'README.md', 'helm/datanode-exporter/Chart.yaml'];
-    must.push(...readdirSync('grafana').filter((f) => f.endsWith('.json')).map((f) => `grafana/${f}`));
+    const must = [
+      'dist/exporter/cli.js',
+      'dist/exporter/web/healthcheck.js',
+      'prometheus/alerts.yml',
+      'prometheus/alerts.test.yml',
+      'README.md',
+      'helm/datanode-exporter/Chart.yaml',
+    ];
+    must.push(
+      ...readdirSync('grafana')
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => `grafana/${f}`),
+    );
     must.push(...readdirSync('docs').map((f) => `docs/${f}`));
     const readme = readFileSync('README.md', 'utf8');
     const links = [...readme.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)].map((m) => m[1]!);
@@ -81,7 +92,10 @@ describe('npm package', () => {
       let metrics = '';
       for (let i = 0; i < 80 && !/^vega_up\{[^}]*\} 1$/m.test(metrics); i++) {
         await sleep(250);
-        metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+        metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
       }
       expect(metrics, out).toMatch(/^vega_up\{[^}]*\} 1$/m);
       // Started as shipped: no warning about missing memory settings.

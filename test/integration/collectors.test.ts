@@ -20,8 +20,14 @@ async function exporter(url: string, collectors: object): Promise<RunningExporte
   // Statistics stays on: it tells the exporter which network (chain id) a target belongs to.
   // market_data too: its first poll may look markets up (GET /api/v2/market/{id}, counted as "markets").
   const off = {
-    network_history: { enabled: false }, key_rotations: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false },
-    datanode_info: { enabled: false }, history_segments: { enabled: false }, market_data: { enabled: false }, network_data: { enabled: false },
+    network_history: { enabled: false },
+    key_rotations: { enabled: false },
+    markets: { enabled: false },
+    consistency: { enabled: false },
+    datanode_info: { enabled: false },
+    history_segments: { enabled: false },
+    market_data: { enabled: false },
+    network_data: { enabled: false },
   };
   return life.exporter(url, { collectors: { ...off, ...collectors } });
 }
@@ -85,7 +91,8 @@ describe('markets', () => {
     expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
     for (const st of MARKET_STATE) expect(m.value('vega_markets', { ...T, state: st })).toBe(s.net.markets.filter((x) => x.state === st).length);
-    for (const md of TRADING_MODE) expect(m.value('vega_markets_by_trading_mode', { ...T, trading_mode: md })).toBe(s.net.markets.filter((x) => x.tradingMode === md).length);
+    for (const md of TRADING_MODE)
+      expect(m.value('vega_markets_by_trading_mode', { ...T, trading_mode: md })).toBe(s.net.markets.filter((x) => x.tradingMode === md).length);
     expect(m.value('vega_markets', { ...T, state: 'STATE_SETTLED' })).toBe(0);
     expect(m.value('vega_markets_over_limit', T)).toBe(0);
   });
@@ -151,7 +158,8 @@ describe('markets', () => {
     const added = s.net.addMarket();
     await e.poll('markets');
     const m = await scrape(e.url);
-    for (const name of ['vega_market_info', 'vega_market_state', 'vega_market_decimal_places', 'vega_market_risk_parameter']) expect(m.all(name, { market_id: gone.id })).toHaveLength(0);
+    for (const name of ['vega_market_info', 'vega_market_state', 'vega_market_decimal_places', 'vega_market_risk_parameter'])
+      expect(m.all(name, { market_id: gone.id })).toHaveLength(0);
     checkMarket(m, added);
   });
 
@@ -263,7 +271,13 @@ describe('parties, node signatures, orders', () => {
       const mk = s.net.markets.find((x) => x.id === o.marketId)!;
       const l = { ...T, order_id: o.id };
       expect(m.value('vega_order_found', l)).toBe(1);
-      expect(m.all('vega_order_info', l)[0]!.labels).toMatchObject({ market_id: o.marketId, party_id: o.partyId, side: o.side, type: o.type, time_in_force: o.timeInForce });
+      expect(m.all('vega_order_info', l)[0]!.labels).toMatchObject({
+        market_id: o.marketId,
+        party_id: o.partyId,
+        side: o.side,
+        type: o.type,
+        time_in_force: o.timeInForce,
+      });
       for (const st of ORDER_STATUS) expect(m.value('vega_order_status', { ...l, status: st })).toBe(st === v.status ? 1 : 0);
       expect(m.value('vega_order_size', l)).toBeCloseTo(scale(v.size, mk.positionDecimalPlaces), 9);
       expect(m.value('vega_order_remaining', l)).toBeCloseTo(scale(v.remaining, mk.positionDecimalPlaces), 9);
@@ -291,7 +305,8 @@ describe('all collectors at once', () => {
     await e.poll();
     const m = await scrape(e.url);
     for (const c of ['statistics', 'network_history', 'consistency']) expect(m.value('vega_collector_success', { ...NODE, collector: c }), c).toBe(1);
-    for (const c of ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders']) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
+    for (const c of ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders'])
+      expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
     promtoolClean(m.text);
   });
 });

@@ -48,28 +48,47 @@ describe('exported values match what the simulator served', () => {
     expect(BigInt(st.totalTrades)).toBeGreaterThan(2n ** 53n);
     expect(m.value('vega_chain_trades_total', t)).toBe(Number(BigInt(st.totalTrades)));
     for (const [metric, field] of [
-      ['vega_block_height', 'blockHeight'], ['vega_peers', 'totalPeers'], ['vega_backlog_transactions', 'backlogLength'],
-      ['vega_block_transactions', 'txPerBlock'], ['vega_block_average_transaction_size_bytes', 'averageTxBytes'],
-      ['vega_block_orders', 'averageOrdersPerBlock'], ['vega_block_events', 'eventCount'], ['vega_trades_per_second', 'tradesPerSecond'],
-      ['vega_chain_orders_per_second', 'ordersPerSecond'], ['vega_events_per_second', 'eventsPerSecond'], ['vega_statistics_markets', 'totalMarkets'],
-      ['vega_epoch', 'epochSeq'], ['vega_chain_orders_created_total', 'totalCreateOrder'], ['vega_chain_orders_amended_total', 'totalAmendOrder'],
-      ['vega_chain_orders_cancelled_total', 'totalCancelOrder'], ['vega_chain_orders_total', 'totalOrders'],
+      ['vega_block_height', 'blockHeight'],
+      ['vega_peers', 'totalPeers'],
+      ['vega_backlog_transactions', 'backlogLength'],
+      ['vega_block_transactions', 'txPerBlock'],
+      ['vega_block_average_transaction_size_bytes', 'averageTxBytes'],
+      ['vega_block_orders', 'averageOrdersPerBlock'],
+      ['vega_block_events', 'eventCount'],
+      ['vega_trades_per_second', 'tradesPerSecond'],
+      ['vega_chain_orders_per_second', 'ordersPerSecond'],
+      ['vega_events_per_second', 'eventsPerSecond'],
+      ['vega_statistics_markets', 'totalMarkets'],
+      ['vega_epoch', 'epochSeq'],
+      ['vega_chain_orders_created_total', 'totalCreateOrder'],
+      ['vega_chain_orders_amended_total', 'totalAmendOrder'],
+      ['vega_chain_orders_cancelled_total', 'totalCancelOrder'],
+      ['vega_chain_orders_total', 'totalOrders'],
     ] as const) {
       expect(m.value(metric, t), metric).toBe(Number(BigInt(st[field])));
     }
     // Times: RFC3339 with nine fractional digits, to the microsecond at least.
     expect(st.vegaTime).toMatch(/\.\d{7,9}Z$/);
     for (const [metric, field] of [
-      ['vega_block_timestamp_seconds', 'vegaTime'], ['vega_current_timestamp_seconds', 'currentTime'], ['vega_genesis_timestamp_seconds', 'genesisTime'],
-      ['vega_core_start_timestamp_seconds', 'uptime'], ['vega_epoch_start_timestamp_seconds', 'epochStartTime'], ['vega_epoch_expiry_timestamp_seconds', 'epochExpiryTime'],
+      ['vega_block_timestamp_seconds', 'vegaTime'],
+      ['vega_current_timestamp_seconds', 'currentTime'],
+      ['vega_genesis_timestamp_seconds', 'genesisTime'],
+      ['vega_core_start_timestamp_seconds', 'uptime'],
+      ['vega_epoch_start_timestamp_seconds', 'epochStartTime'],
+      ['vega_epoch_expiry_timestamp_seconds', 'epochExpiryTime'],
     ] as const) {
-      const frac = Number(`0.${(/\.(\d+)Z$/.exec(st[field])?.[1] ?? '0')}`);
+      const frac = Number(`0.${/\.(\d+)Z$/.exec(st[field])?.[1] ?? '0'}`);
       expect(m.value(metric, t)! - (Math.floor(secs(st[field])) + frac), metric).toBeCloseTo(0, 6);
     }
     expect(m.value('vega_block_duration_seconds', t)).toBeCloseTo(Number(st.blockDuration) / 1e9, 9);
     expect(m.value('vega_chain_status', { ...t, status: st.status })).toBe(1);
     expect(m.all('vega_chain_status', t).filter((x) => x.value === 1)).toHaveLength(1);
-    expect(m.all('vega_build_info', t)[0]!.labels).toMatchObject({ app_version: st.appVersion, app_version_hash: st.appVersionHash, chain_version: st.chainVersion, chain_id: st.chainId });
+    expect(m.all('vega_build_info', t)[0]!.labels).toMatchObject({
+      app_version: st.appVersion,
+      app_version_hash: st.appVersionHash,
+      chain_version: st.chainVersion,
+      chain_id: st.chainId,
+    });
     expect(m.all('vega_subscriptions', t)).toHaveLength(8);
     // The data node's own position from the headers.
     expect(m.value('vega_datanode_block_height', t)).toBe(Number(res.headers.get('x-block-height')));
@@ -145,7 +164,9 @@ describe('exported values match what the simulator served', () => {
 describe('failure and recovery', () => {
   it('a malformed response fails only that collector, with one log line, and everything else keeps serving', async () => {
     const s = await sim({ seed: 24, now: new ManualClock().now });
-    const e = await exporter(s.url, { collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' }, key_rotations: { interval: '24h' } } });
+    const e = await exporter(s.url, {
+      collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' }, key_rotations: { interval: '24h' } },
+    });
     for (const fault of [{ malformedJson: true }, { wrongTypes: true }, { truncatedBody: true }, { error: 503 }]) {
       s.patchFaults({ endpoints: { statistics: fault } });
       await e.poll('statistics');
@@ -218,7 +239,15 @@ describe('secrets', () => {
     const seedCanary = 'CANARY-SWARM-SEED-9e107d9d372bb6826bd81d3542a419d6';
     const s = await sim({ seed: 26, now: new ManualClock().now, swarmKey: canary, swarmKeySeed: seedCanary });
     const e = await exporter(s.url, FAST, 'trace');
-    const faults = [{}, { wrongTypes: true }, { malformedJson: true }, { truncatedBody: true }, { error: 500 }, { unknownEnums: true }, { oversizedBody: 40_000_000 }];
+    const faults = [
+      {},
+      { wrongTypes: true },
+      { malformedJson: true },
+      { truncatedBody: true },
+      { error: 500 },
+      { unknownEnums: true },
+      { oversizedBody: 40_000_000 },
+    ];
     let text = '';
     for (const f of faults) {
       s.patchFaults({ endpoints: { networkhistory: f } });
@@ -238,7 +267,9 @@ describe('cost of a poll', () => {
   it('after the first walk of 100,000 rotations a key-rotation poll makes at most two requests', async () => {
     const clock = new ManualClock();
     const s = await sim({ seed: 27, now: clock.now, rotations: 100_000, rotationEveryBlocks: 0 });
-    const e = await exporter(s.url, { collectors: { network_history: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false }, key_rotations: { interval: '24h' } } });
+    const e = await exporter(s.url, {
+      collectors: { network_history: { enabled: false }, markets: { enabled: false }, consistency: { enabled: false }, key_rotations: { interval: '24h' } },
+    });
     const first = s.requestCounts.get('rotations') ?? 0;
     expect(first).toBe(20); // 100,000 rows at 5,000 a page
     let m = await scrape(e.url);
@@ -298,7 +329,11 @@ describe('the HTTP face', () => {
 
   it('SIGTERM stops the daemon within 5 s, even with a poll in flight', async () => {
     const s = await sim({ seed: 30, faults: { endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 500 } } } } });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--datanode.url', s.url, '--web.listen-address', '127.0.0.1:0', '--log.level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/exporter/cli.ts', '--datanode.url', s.url, '--web.listen-address', '127.0.0.1:0', '--log.level', 'info'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     // Start-up from source is slow on a loaded machine with a cold tsx cache; only the stop is timed.

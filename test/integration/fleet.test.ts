@@ -79,7 +79,12 @@ describe('a five-node fleet', () => {
     await waitFor(async () => {
       const x = await scrape(e.url);
       const now = x.all('vega_network_collector_source', { network: NET, collector: 'markets' })[0]?.labels.target;
-      return now !== undefined && now !== source && x.value('vega_network_collector_success', { network: NET, collector: 'markets' }) === 1 && x.value('vega_up', { target: source }) === 0;
+      return (
+        now !== undefined &&
+        now !== source &&
+        x.value('vega_network_collector_success', { network: NET, collector: 'markets' }) === 1 &&
+        x.value('vega_up', { target: source }) === 0
+      );
     }, 10_000);
     const after = await scrape(e.url);
     expect(after.value('vega_up', { target: source })).toBe(0);
@@ -111,7 +116,14 @@ describe('probes', () => {
     const b = await sim({ seed: 71, now: c.now });
     // Daily schedules: a scheduled poll (at its offset within the interval) must not refresh the
     // cache just before the probe asks.
-    const e = await exporter('', { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' } }, probe: { max_age: '1s' } });
+    const e = await exporter('', {
+      targets: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      collectors: { statistics: { interval: '24h' }, network_history: { interval: '24h' } },
+      probe: { max_age: '1s' },
+    });
     c.advance(5_000);
     await new Promise((r) => setTimeout(r, 1_100)); // past the probe's max age
     const before = a.requestCounts.get('statistics') ?? 0;
@@ -129,7 +141,10 @@ describe('probes', () => {
 
   it('stays within the scrape deadline when the node is slow, and says it failed', async () => {
     const s = await sim({ seed: 72, faults: { endpoints: { statistics: { latencyMs: 5_000 } } } });
-    const e = await exporter(s.url, { collectors: { statistics: { interval: '1m', timeout: '30s' }, network_history: { enabled: false } }, probe: { max_age: '1s' } });
+    const e = await exporter(s.url, {
+      collectors: { statistics: { interval: '1m', timeout: '30s' }, network_history: { enabled: false } },
+      probe: { max_age: '1s' },
+    });
     await new Promise((r) => setTimeout(r, 1_100)); // the first poll's data are now older than max_age
     const t0 = Date.now();
     const r = await fetch(`${e.url}/probe?target=node1&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '1.5' } });
@@ -189,8 +204,17 @@ describe('targets come and go without a restart', () => {
 
   it('POST /-/reload applies a new config; a bad one answers 400 and changes nothing', async () => {
     const [a, b] = [await sim({ seed: 76 }), await sim({ seed: 76 })];
-    let next: unknown = { targets: [{ name: 'a', url: a.url }, { name: 'b', url: b.url }], collectors: FAST, web: { enable_lifecycle: true } };
-    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST, web: { enable_lifecycle: true } }, 'info', () => configSchema.parse(next));
+    let next: unknown = {
+      targets: [
+        { name: 'a', url: a.url },
+        { name: 'b', url: b.url },
+      ],
+      collectors: FAST,
+      web: { enable_lifecycle: true },
+    };
+    const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST, web: { enable_lifecycle: true } }, 'info', () =>
+      configSchema.parse(next),
+    );
     const r = await fetch(`${e.url}/-/reload`, { method: 'POST' });
     expect(r.status).toBe(200);
     await waitFor(async () => (await scrape(e.url)).value('vega_up', { target: 'b' }) === 1, 5_000);
@@ -215,7 +239,9 @@ describe('SIGHUP', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dne-hup-'));
     const file = join(dir, 'exporter.yaml');
     writeFileSync(file, `targets: [{name: a, url: "${a.url}"}]\ncollectors: {statistics: {interval: 1s}}\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', file, '--web.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/exporter/cli.ts', '--config.file', file, '--web.listen-address', '127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     cleanup.push(async () => {
       child.kill('SIGKILL');
     });
@@ -244,7 +270,13 @@ describe('SIGHUP', () => {
 describe('shards', () => {
   it('two shards of the same fleet cover every target exactly once', async () => {
     const targets = Array.from({ length: 24 }, (_, i) => ({ name: `dn-${i}`, url: 'http://127.0.0.1:9' }));
-    const off = { statistics: { interval: '1m' }, network_history: { enabled: false }, consistency: { enabled: false }, markets: { enabled: false }, key_rotations: { enabled: false } };
+    const off = {
+      statistics: { interval: '1m' },
+      network_history: { enabled: false },
+      consistency: { enabled: false },
+      markets: { enabled: false },
+      key_rotations: { enabled: false },
+    };
     const s0 = await exporter('', { targets, shard: '0/2', collectors: off }, 'silent');
     const s1 = await exporter('', { targets, shard: '1/2', collectors: off }, 'silent');
     const k0 = [...s0.exporter.targets.keys()];

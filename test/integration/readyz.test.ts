@@ -13,7 +13,21 @@ describe('/readyz with a silent node', () => {
   it('ready within seconds, while the first poll still waits for its deadline', async () => {
     const node = await hostileNode({ '/statistics': () => {} }); // accepts, never answers
     defer(node.close);
-    const e = await exporter(node.url, { collectors: { statistics: { interval: '1m' }, markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, datanode_info: { enabled: false }, history_segments: { enabled: false } } }, 'silent');
+    const e = await exporter(
+      node.url,
+      {
+        collectors: {
+          statistics: { interval: '1m' },
+          markets: { enabled: false },
+          key_rotations: { enabled: false },
+          consistency: { enabled: false },
+          network_history: { enabled: false },
+          datanode_info: { enabled: false },
+          history_segments: { enabled: false },
+        },
+      },
+      'silent',
+    );
     const t0 = Date.now();
     await waitFor(async () => (await fetch(`${e.url}/readyz`)).status === 200, 20_000, 100);
     const seconds = (Date.now() - t0) / 1000;

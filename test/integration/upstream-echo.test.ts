@@ -18,7 +18,15 @@ describe('upstream error text', () => {
       },
     });
     defer(node.close);
-    const e = await exporter('', { targets: [{ name: 'n', url: node.url, headers: { 'X-Api-Key': CANARY } }], http: { retries: 0 }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } } }, 'trace');
+    const e = await exporter(
+      '',
+      {
+        targets: [{ name: 'n', url: node.url, headers: { 'X-Api-Key': CANARY } }],
+        http: { retries: 0 },
+        collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } },
+      },
+      'trace',
+    );
     await e.poll('statistics');
     expect(node.counts.get('/statistics')).toBeGreaterThan(0);
     const failing = e.logs.parsed().filter((l) => l.msg === 'collector failing' && l.collector === 'statistics');

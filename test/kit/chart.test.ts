@@ -19,16 +19,28 @@ const read = (p: string): string => readFileSync(p, 'utf8');
 type Labels = Record<string, string>;
 type Probe = { httpGet?: { path: string; port: string | number; scheme?: string } };
 type Container = {
-  name: string; args: string[]; env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[]; ports: { name: string; containerPort: number }[];
-  livenessProbe?: Probe; readinessProbe?: Probe; resources: unknown; securityContext: unknown;
+  name: string;
+  args: string[];
+  env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  resources: unknown;
+  securityContext: unknown;
   volumeMounts?: { name: string; mountPath: string }[];
 };
 type Volume = { name: string; configMap?: { name: string }; secret?: { secretName: string } };
 type Obj = {
-  apiVersion: string; kind: string; metadata: { name: string; labels?: Labels }; data?: Record<string, string>;
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Labels };
+  data?: Record<string, string>;
   spec?: {
-    replicas?: number; serviceName?: string; clusterIP?: string;
-    selector?: { matchLabels?: Labels } & Labels; ports?: { name: string; targetPort: string | number }[];
+    replicas?: number;
+    serviceName?: string;
+    clusterIP?: string;
+    selector?: { matchLabels?: Labels } & Labels;
+    ports?: { name: string; targetPort: string | number }[];
     template?: { metadata: { labels: Labels }; spec: { securityContext: unknown; containers: Container[]; volumes?: Volume[] } };
     endpoints?: { port: string; path: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
     groups?: { rules: { alert?: string; annotations?: Labels }[] }[];
@@ -36,10 +48,18 @@ type Obj = {
 };
 type Doc = { source: string; obj: Obj };
 type Values = {
-  existingConfigMap: string; webConfig: { existingSecret: string; key: string; tls?: boolean };
-  serviceMonitor: { scheme?: string }; prometheusRule: { runbookBaseUrl: string };
-  dashboards: { labels: Labels }; resources: unknown; podSecurityContext: unknown; securityContext: unknown;
-  extraArgs: string[]; extraEnv: unknown[]; shards: number; telemetryPath: string;
+  existingConfigMap: string;
+  webConfig: { existingSecret: string; key: string; tls?: boolean };
+  serviceMonitor: { scheme?: string };
+  prometheusRule: { runbookBaseUrl: string };
+  dashboards: { labels: Labels };
+  resources: unknown;
+  podSecurityContext: unknown;
+  securityContext: unknown;
+  extraArgs: string[];
+  extraEnv: unknown[];
+  shards: number;
+  telemetryPath: string;
 };
 type Rendered = { docs: Doc[]; values: Values; of: (kind: string) => Obj[]; one: (kind: string) => Obj };
 
@@ -61,7 +81,9 @@ beforeAll(() => {
   // The Go build cache outlives the run, so only the first build on a machine compiles sprig.
   const r = run('bash', ['tools/chart-render/build.sh', bin, join(tmpdir(), 'dne-chart-render', 'go-build')]);
   if (r.status !== 0) {
-    throw new Error(`building tools/chart-render failed (needs apt-get install golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev golang-github-gobwas-glob-dev):\n${r.out}`);
+    throw new Error(
+      `building tools/chart-render failed (needs apt-get install golang-go golang-github-masterminds-sprig-dev golang-k8s-sigs-yaml-dev golang-github-gobwas-glob-dev):\n${r.out}`,
+    );
   }
 }, 300_000);
 
@@ -75,20 +97,26 @@ function render(name: string, overrides: object): Rendered {
   writeFileSync(file, stringify(overrides));
   const r = run(bin, ['-f', file, chart]);
   if (r.status !== 0) throw new Error(`chart-render failed for ${name}: ${r.out}`);
-  const docs = r.stdout.split(/^---\n/m).filter((s) => s.trim() !== '').map((text) => {
-    const source = /^# Source: (.+)\n/.exec(text)?.[1];
-    if (!source) throw new Error(`document without a # Source header: ${text.slice(0, 200)}`);
-    const doc = parseDocument(text, { uniqueKeys: true });
-    if (doc.errors.length > 0) throw new Error(`${source} is not YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
-    return { source, obj: doc.toJS() as Obj };
-  });
+  const docs = r.stdout
+    .split(/^---\n/m)
+    .filter((s) => s.trim() !== '')
+    .map((text) => {
+      const source = /^# Source: (.+)\n/.exec(text)?.[1];
+      if (!source) throw new Error(`document without a # Source header: ${text.slice(0, 200)}`);
+      const doc = parseDocument(text, { uniqueKeys: true });
+      if (doc.errors.length > 0) throw new Error(`${source} is not YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
+      return { source, obj: doc.toJS() as Obj };
+    });
   const shown = run(bin, ['-show-values', '-f', file, chart]);
   expect(shown.status, shown.out).toBe(0);
   const values = JSON.parse(shown.stdout) as Values;
   const of = (kind: string): Obj[] => docs.filter((d) => d.obj.kind === kind).map((d) => d.obj);
   const one = (kind: string): Obj => {
     const found = of(kind);
-    expect(found.map((o) => o.kind), `exactly one ${kind}`).toEqual([kind]);
+    expect(
+      found.map((o) => o.kind),
+      `exactly one ${kind}`,
+    ).toEqual([kind]);
     return found[0]!;
   };
   return { docs, values, of, one };
@@ -104,7 +132,9 @@ const podScheme = (v: Values): 'HTTP' | 'HTTPS' => (v.webConfig.existingSecret &
 
 const ruleFile = parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: { alert: string }[] }[] };
 const ruleCount = ruleFile.groups.flatMap((g) => g.rules).length;
-const dashboardFiles = readdirSync('grafana').filter((f) => f.endsWith('.json')).sort();
+const dashboardFiles = readdirSync('grafana')
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const validateValues = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(read(`${chart}/values.schema.json`)) as object);
 
 /** The structural checks every rendering must pass. */
@@ -119,7 +149,10 @@ function check(m: Rendered): void {
   const deployment = workload(m);
   const pod = deployment.spec!.template!;
   subset(deployment.spec!.selector!.matchLabels, pod.metadata.labels, `${deployment.kind} selector vs pod labels`);
-  expect(kinds(m).filter((k) => k === 'Deployment' || k === 'StatefulSet'), 'one workload').toEqual([deployment.kind]);
+  expect(
+    kinds(m).filter((k) => k === 'Deployment' || k === 'StatefulSet'),
+    'one workload',
+  ).toEqual([deployment.kind]);
   const volumes = new Map((pod.spec.volumes ?? []).map((vol) => [vol.name, vol]));
   const configMaps = m.of('ConfigMap').map((c) => c.metadata.name);
   for (const c of pod.spec.containers) {
@@ -150,7 +183,10 @@ function check(m: Rendered): void {
   for (const sm of m.of('ServiceMonitor')) {
     subset(sm.spec!.selector!.matchLabels, service.metadata.labels, 'ServiceMonitor selector vs Service labels');
     for (const ep of sm.spec!.endpoints!) {
-      expect(service.spec!.ports!.map((p) => p.name), 'ServiceMonitor port').toContain(ep.port);
+      expect(
+        service.spec!.ports!.map((p) => p.name),
+        'ServiceMonitor port',
+      ).toContain(ep.port);
       expect(ep.scheme, 'ServiceMonitor scheme').toBe(v.serviceMonitor.scheme || podScheme(v).toLowerCase());
       expect(ep.path, 'ServiceMonitor path: where the pod serves metrics').toBe(v.telemetryPath);
     }
@@ -205,90 +241,171 @@ const fleet = Array.from({ length: 24 }, (_, i) => ({ name: `dn-${i}.example`, u
 
 // [name, overrides, what this case must show beyond the common checks]
 const matrix: [string, object, (m: Rendered) => void][] = [
-  ['default values', {}, (m) => {
-    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment']); // Helm's install order
-    expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
-    expect(container(m).args.some((a) => a.startsWith('--web.config.file'))).toBe(false);
-  }],
-  ['web config serving TLS', { webConfig: web }, (m) => {
-    expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
-    expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
-    expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
-  }],
-  ['web config with basic auth only', { webConfig: { ...web, tls: false } }, (m) => {
-    expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
-    expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
-  }],
-  ['ServiceMonitor', { serviceMonitor: { enabled: true } }, (m) => {
-    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.scheme).toBe('http');
-    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/metrics');
-  }],
-  ['ServiceMonitor on another telemetry path', { serviceMonitor: { enabled: true }, telemetryPath: '/exporter/metrics' }, (m) => {
-    expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/exporter/metrics');
-    expect(container(m).args).toContain('--web.telemetry-path=/exporter/metrics');
-  }],
-  ['ServiceMonitor with a TLS web config', { webConfig: web, serviceMonitor: { enabled: true, tlsConfig: { insecureSkipVerify: true }, basicAuth: { username: { name: 's', key: 'u' } } } }, (m) => {
-    const ep = m.one('ServiceMonitor').spec!.endpoints![0]!;
-    expect(ep.scheme).toBe('https');
-    expect(ep.tlsConfig).toEqual({ insecureSkipVerify: true });
-    expect(ep.basicAuth).toEqual({ username: { name: 's', key: 'u' } });
-  }],
-  ['PrometheusRule', { prometheusRule: { enabled: true } }, (m) => {
-    expect(m.one('PrometheusRule').spec!.groups!.flatMap((g) => g.rules)).toHaveLength(ruleCount);
-  }],
-  ['PrometheusRule with runbookBaseUrl', { prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org/dne/' } }, (m) => {
-    const urls = m.one('PrometheusRule').spec!.groups!.flatMap((g) => g.rules).map((r) => r.annotations?.runbook_url);
-    expect(urls.every((u) => u?.startsWith('https://example.org/dne/docs/runbook.md#'))).toBe(true);
-  }],
-  ['dashboards', { dashboards: { enabled: true, annotations: { grafana_folder: 'Vega' } } }, (m) => {
-    const cm = m.of('ConfigMap').find((c) => c.metadata.name.endsWith('-dashboards'));
-    expect(Object.keys(cm?.data ?? {})).toHaveLength(dashboardFiles.length);
-    expect(cm?.metadata).toMatchObject({ labels: { grafana_dashboard: '1' }, annotations: { grafana_folder: 'Vega' } });
-  }],
-  ['existing config map', { existingConfigMap: 'my-dne-config' }, (m) => {
-    expect(m.of('ConfigMap')).toEqual([]);
-    expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'my-dne-config' } });
-  }],
-  ['resources', { resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } } }, (m) => {
-    expect(container(m).resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
-  }],
-  ['security-context overrides', { podSecurityContext: { runAsUser: 2000, fsGroup: 3000 }, securityContext: { readOnlyRootFilesystem: false, capabilities: null } }, (m) => {
-    expect(workload(m).spec!.template!.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 2000, runAsGroup: 1000, fsGroup: 3000 });
-    expect(container(m).securityContext).toEqual({ readOnlyRootFilesystem: false, allowPrivilegeEscalation: false });
-  }],
-  ['extraArgs and extraEnv', { extraArgs: ['--log.level=debug', 'two words'], extraEnv: [{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }, (m) => {
-    expect(container(m).args.slice(-2)).toEqual(['--log.level=debug', 'two words']);
-    expect(container(m).env).toEqual([{ name: 'TZ', value: 'UTC' }, { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }]);
-  }],
-  ['three shards', { shards: 3, config: { targets: fleet }, serviceMonitor: { enabled: true } }, (m) => {
-    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'StatefulSet', 'ServiceMonitor']);
-    // The pods' target sets partition the list: each target is watched by exactly one pod.
-    const listed = (parseYaml(m.one('ConfigMap').data!['config.yaml']!) as { targets: { name: string }[] }).targets.map((t) => t.name);
-    expect(listed).toEqual(fleet.map((t) => t.name));
-    const owners = new Map<string, number[]>(listed.map((n) => [n, []]));
-    for (let ordinal = 0; ordinal < 3; ordinal++) {
-      const shard = podArgs(m, ordinal).filter((a) => a.startsWith('--shard'));
-      expect(shard).toEqual([`--shard=${ordinal}/3`]);
-      for (const n of listed) if (fnv1a32(n) % 3 === ordinal) owners.get(n)!.push(ordinal);
-    }
-    for (const [n, o] of owners) expect(o, n).toHaveLength(1);
-    expect(new Set([...owners.values()].flat()).size, 'every pod has targets').toBe(3);
-  }],
-  ['one shard is a Deployment', { shards: 1, replicaCount: 2 }, (m) => {
-    expect(m.one('Deployment').spec!.replicas).toBe(2);
-    expect(container(m).args.some((a) => a.startsWith('--shard'))).toBe(false);
-    expect(m.one('Service').spec!.clusterIP).toBeUndefined();
-  }],
-  ['everything on', {
-    webConfig: web, existingConfigMap: 'my-dne-config', extraArgs: ['--log.level=debug'], extraEnv: [{ name: 'TZ', value: 'UTC' }],
-    serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org' }, dashboards: { enabled: true },
-  }, (m) => {
-    expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
-    expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
-  }],
+  [
+    'default values',
+    {},
+    (m) => {
+      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment']); // Helm's install order
+      expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
+      expect(container(m).args.some((a) => a.startsWith('--web.config.file'))).toBe(false);
+    },
+  ],
+  [
+    'web config serving TLS',
+    { webConfig: web },
+    (m) => {
+      expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+      expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
+      expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
+    },
+  ],
+  [
+    'web config with basic auth only',
+    { webConfig: { ...web, tls: false } },
+    (m) => {
+      expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
+      expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
+    },
+  ],
+  [
+    'ServiceMonitor',
+    { serviceMonitor: { enabled: true } },
+    (m) => {
+      expect(m.one('ServiceMonitor').spec!.endpoints![0]!.scheme).toBe('http');
+      expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/metrics');
+    },
+  ],
+  [
+    'ServiceMonitor on another telemetry path',
+    { serviceMonitor: { enabled: true }, telemetryPath: '/exporter/metrics' },
+    (m) => {
+      expect(m.one('ServiceMonitor').spec!.endpoints![0]!.path).toBe('/exporter/metrics');
+      expect(container(m).args).toContain('--web.telemetry-path=/exporter/metrics');
+    },
+  ],
+  [
+    'ServiceMonitor with a TLS web config',
+    { webConfig: web, serviceMonitor: { enabled: true, tlsConfig: { insecureSkipVerify: true }, basicAuth: { username: { name: 's', key: 'u' } } } },
+    (m) => {
+      const ep = m.one('ServiceMonitor').spec!.endpoints![0]!;
+      expect(ep.scheme).toBe('https');
+      expect(ep.tlsConfig).toEqual({ insecureSkipVerify: true });
+      expect(ep.basicAuth).toEqual({ username: { name: 's', key: 'u' } });
+    },
+  ],
+  [
+    'PrometheusRule',
+    { prometheusRule: { enabled: true } },
+    (m) => {
+      expect(m.one('PrometheusRule').spec!.groups!.flatMap((g) => g.rules)).toHaveLength(ruleCount);
+    },
+  ],
+  [
+    'PrometheusRule with runbookBaseUrl',
+    { prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org/dne/' } },
+    (m) => {
+      const urls = m
+        .one('PrometheusRule')
+        .spec!.groups!.flatMap((g) => g.rules)
+        .map((r) => r.annotations?.runbook_url);
+      expect(urls.every((u) => u?.startsWith('https://example.org/dne/docs/runbook.md#'))).toBe(true);
+    },
+  ],
+  [
+    'dashboards',
+    { dashboards: { enabled: true, annotations: { grafana_folder: 'Vega' } } },
+    (m) => {
+      const cm = m.of('ConfigMap').find((c) => c.metadata.name.endsWith('-dashboards'));
+      expect(Object.keys(cm?.data ?? {})).toHaveLength(dashboardFiles.length);
+      expect(cm?.metadata).toMatchObject({ labels: { grafana_dashboard: '1' }, annotations: { grafana_folder: 'Vega' } });
+    },
+  ],
+  [
+    'existing config map',
+    { existingConfigMap: 'my-dne-config' },
+    (m) => {
+      expect(m.of('ConfigMap')).toEqual([]);
+      expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'my-dne-config' } });
+    },
+  ],
+  [
+    'resources',
+    { resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } } },
+    (m) => {
+      expect(container(m).resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+    },
+  ],
+  [
+    'security-context overrides',
+    { podSecurityContext: { runAsUser: 2000, fsGroup: 3000 }, securityContext: { readOnlyRootFilesystem: false, capabilities: null } },
+    (m) => {
+      expect(workload(m).spec!.template!.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 2000, runAsGroup: 1000, fsGroup: 3000 });
+      expect(container(m).securityContext).toEqual({ readOnlyRootFilesystem: false, allowPrivilegeEscalation: false });
+    },
+  ],
+  [
+    'extraArgs and extraEnv',
+    {
+      extraArgs: ['--log.level=debug', 'two words'],
+      extraEnv: [
+        { name: 'TZ', value: 'UTC' },
+        { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+      ],
+    },
+    (m) => {
+      expect(container(m).args.slice(-2)).toEqual(['--log.level=debug', 'two words']);
+      expect(container(m).env).toEqual([
+        { name: 'TZ', value: 'UTC' },
+        { name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+      ]);
+    },
+  ],
+  [
+    'three shards',
+    { shards: 3, config: { targets: fleet }, serviceMonitor: { enabled: true } },
+    (m) => {
+      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'StatefulSet', 'ServiceMonitor']);
+      // The pods' target sets partition the list: each target is watched by exactly one pod.
+      const listed = (parseYaml(m.one('ConfigMap').data!['config.yaml']!) as { targets: { name: string }[] }).targets.map((t) => t.name);
+      expect(listed).toEqual(fleet.map((t) => t.name));
+      const owners = new Map<string, number[]>(listed.map((n) => [n, []]));
+      for (let ordinal = 0; ordinal < 3; ordinal++) {
+        const shard = podArgs(m, ordinal).filter((a) => a.startsWith('--shard'));
+        expect(shard).toEqual([`--shard=${ordinal}/3`]);
+        for (const n of listed) if (fnv1a32(n) % 3 === ordinal) owners.get(n)!.push(ordinal);
+      }
+      for (const [n, o] of owners) expect(o, n).toHaveLength(1);
+      expect(new Set([...owners.values()].flat()).size, 'every pod has targets').toBe(3);
+    },
+  ],
+  [
+    'one shard is a Deployment',
+    { shards: 1, replicaCount: 2 },
+    (m) => {
+      expect(m.one('Deployment').spec!.replicas).toBe(2);
+      expect(container(m).args.some((a) => a.startsWith('--shard'))).toBe(false);
+      expect(m.one('Service').spec!.clusterIP).toBeUndefined();
+    },
+  ],
+  [
+    'everything on',
+    {
+      webConfig: web,
+      existingConfigMap: 'my-dne-config',
+      extraArgs: ['--log.level=debug'],
+      extraEnv: [{ name: 'TZ', value: 'UTC' }],
+      serviceMonitor: { enabled: true },
+      prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org' },
+      dashboards: { enabled: true },
+    },
+    (m) => {
+      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+      expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+    },
+  ],
 ];
 
-describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
+describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
   it.each(matrix)('%s', (name, overrides, specific) => {
     const m = render(name, overrides);
     check(m);
@@ -315,25 +432,72 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
     expect(kinds(m)).toEqual(['ConfigMap', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
   });
 
-  it('the test\'s FNV-1a matches the published 32-bit test vectors', () => {
+  it("the test's FNV-1a matches the published 32-bit test vectors", () => {
     expect([fnv1a32(''), fnv1a32('a'), fnv1a32('foobar')]).toEqual([0x811c9dc5, 0xe40c292c, 0xbf9cf968]);
   });
 
   it('the checks fail on a broken rendering', () => {
     const fresh = (): Rendered => render('broken', { webConfig: web, serviceMonitor: { enabled: true } });
     const breakages: [string, (m: Rendered) => void][] = [
-      ['probe scheme missing', (m) => { delete container(m).livenessProbe!.httpGet!.scheme; }],
-      ['probe scheme at the probe level', (m) => { const p = container(m).readinessProbe as Probe & { scheme?: string }; p.scheme = p.httpGet!.scheme; delete p.httpGet; }],
-      ['Service selects other pods', (m) => { (m.one('Service').spec!.selector as Labels)['app.kubernetes.io/instance'] = 'other'; }],
-      ['ServiceMonitor on a missing port', (m) => { m.one('ServiceMonitor').spec!.endpoints![0]!.port = 'metrics'; }],
-      ['mount without a volume', (m) => { container(m).volumeMounts!.push({ name: 'nope', mountPath: '/x' }); }],
-      ['config map that is not rendered', (m) => { workload(m).spec!.template!.spec.volumes![0]!.configMap!.name = 'ghost'; }],
+      [
+        'probe scheme missing',
+        (m) => {
+          delete container(m).livenessProbe!.httpGet!.scheme;
+        },
+      ],
+      [
+        'probe scheme at the probe level',
+        (m) => {
+          const p = container(m).readinessProbe as Probe & { scheme?: string };
+          p.scheme = p.httpGet!.scheme;
+          delete p.httpGet;
+        },
+      ],
+      [
+        'Service selects other pods',
+        (m) => {
+          (m.one('Service').spec!.selector as Labels)['app.kubernetes.io/instance'] = 'other';
+        },
+      ],
+      [
+        'ServiceMonitor on a missing port',
+        (m) => {
+          m.one('ServiceMonitor').spec!.endpoints![0]!.port = 'metrics';
+        },
+      ],
+      [
+        'mount without a volume',
+        (m) => {
+          container(m).volumeMounts!.push({ name: 'nope', mountPath: '/x' });
+        },
+      ],
+      [
+        'config map that is not rendered',
+        (m) => {
+          workload(m).spec!.template!.spec.volumes![0]!.configMap!.name = 'ghost';
+        },
+      ],
     ];
     const sharded = (): Rendered => render('broken-shards', { shards: 3 });
     const shardBreakages: [string, (m: Rendered) => void][] = [
-      ['a Service with a cluster IP', (m) => { m.one('Service').spec!.clusterIP = '10.0.0.1'; }],
-      ['fewer pods than shards', (m) => { workload(m).spec!.replicas = 2; }],
-      ['a Deployment as well', (m) => { m.docs.push({ source: 'x', obj: { ...workload(m), kind: 'Deployment' } }); }],
+      [
+        'a Service with a cluster IP',
+        (m) => {
+          m.one('Service').spec!.clusterIP = '10.0.0.1';
+        },
+      ],
+      [
+        'fewer pods than shards',
+        (m) => {
+          workload(m).spec!.replicas = 2;
+        },
+      ],
+      [
+        'a Deployment as well',
+        (m) => {
+          m.docs.push({ source: 'x', obj: { ...workload(m), kind: 'Deployment' } });
+        },
+      ],
     ];
     for (const [what, breakIt] of shardBreakages) {
       const m = sharded();
@@ -359,10 +523,19 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
       'templates/_h.tpl': '{{- define "p.name" -}}{{ .Chart.Name }}-{{ .Release.Name }}{{- end -}}\n',
       'templates/z.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: {{ include "p.name" . }}}\n',
       'templates/a.yaml': [
-        'apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: {{ include "p.name" . }}', 'data:',
-        '  tpl: {{ tpl .Values.greeting . | quote }}', '  missing: "{{ .Values.nothere }}"', '  keep: {{ toJson .Values.keep | quote }}',
-        '  template: {{ .Template.Name }}', '  glob: {{ (.Files.Glob "files/d/*.json").AsConfig | toJson }}',
-        '{{- if .Values.need }}{{ required "need.value is required" .Values.need.value }}{{ end }}', '---', '',
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: {{ include "p.name" . }}',
+        'data:',
+        '  tpl: {{ tpl .Values.greeting . | quote }}',
+        '  missing: "{{ .Values.nothere }}"',
+        '  keep: {{ toJson .Values.keep | quote }}',
+        '  template: {{ .Template.Name }}',
+        '  glob: {{ (.Files.Glob "files/d/*.json").AsConfig | toJson }}',
+        '{{- if .Values.need }}{{ required "need.value is required" .Values.need.value }}{{ end }}',
+        '---',
+        '',
       ].join('\n'),
       'templates/empty.yaml': '{{- if false }}\nkind: Never\n{{- end }}\n  \n',
     };
@@ -378,7 +551,11 @@ describe('helm chart rendered with Helm\'s engine (tools/chart-render)', () => {
     const cm = parseYaml(r.stdout.split(/^---\n/m)[2]!) as { metadata: { name: string }; data: Record<string, string> };
     expect(cm.metadata.name).toBe('probe-rel');
     expect(cm.data).toEqual({
-      tpl: 'hi rel', missing: '', keep: '{"b":2}', template: 'probe/templates/a.yaml', glob: 'one.json: |\n  {"x": 1}',
+      tpl: 'hi rel',
+      missing: '',
+      keep: '{"b":2}',
+      template: 'probe/templates/a.yaml',
+      glob: 'one.json: |\n  {"x": 1}',
     });
     writeFileSync(join(dir, 'o.yaml'), 'need: {other: 1}\n');
     const req = run(bin, ['-f', join(dir, 'o.yaml'), dir]);

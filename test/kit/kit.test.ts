@@ -52,16 +52,19 @@ describe('alert rules', () => {
     expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
   });
 
-  it.each(rules.map((r) => [r.alert, r] as const))('%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for', (_a, r) => {
-    expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
-    expect(r.annotations.summary).toBeTruthy();
-    expect(r.annotations.description).toBeTruthy();
-    const anchor = /^docs\/runbook\.md#([a-z]+)$/.exec(r.annotations.runbook_url ?? '')?.[1];
-    expect(anchor).toBe(r.alert.toLowerCase());
-    expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
-    if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
-    expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
-  });
+  it.each(rules.map((r) => [r.alert, r] as const))(
+    '%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for',
+    (_a, r) => {
+      expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
+      expect(r.annotations.summary).toBeTruthy();
+      expect(r.annotations.description).toBeTruthy();
+      const anchor = /^docs\/runbook\.md#([a-z]+)$/.exec(r.annotations.runbook_url ?? '')?.[1];
+      expect(anchor).toBe(r.alert.toLowerCase());
+      expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
+      if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
+      expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
+    },
+  );
 });
 
 /**
@@ -71,7 +74,9 @@ describe('alert rules', () => {
  */
 const SERIES_LABELS = new Map<string, readonly string[]>([...Object.values(M).map((d) => [d.name, d.labels] as const), ['up', []]]);
 function branchLabels(r: Rule): Set<string>[] {
-  if (/\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)) {
+  if (
+    /\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)
+  ) {
     throw new Error(`${r.alert}: the label inference does not handle aggregations or joins: ${r.expr}`);
   }
   return r.expr.split(/\s+or\s+/).map((branch) => {
@@ -111,7 +116,11 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
   // Every shipped alert, with its own labels, lands on its severity's receiver; anything else on the default.
   const bySeverity: Record<string, string> = { critical: 'pager', warning: 'team-chat', info: 'team-chat' };
   const cases: [string, string[], string][] = [
-    ...rules.map((r): [string, string[], string] => [r.alert, [`alertname=${r.alert}`, ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`), 'target=dn1', 'job=datanode-exporter'], bySeverity[r.labels.severity!]!]),
+    ...rules.map((r): [string, string[], string] => [
+      r.alert,
+      [`alertname=${r.alert}`, ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`), 'target=dn1', 'job=datanode-exporter'],
+      bySeverity[r.labels.severity!]!,
+    ]),
     ['an alert without severity', ['alertname=Watchdog'], 'default-webhook'],
     ['an unknown severity', ['alertname=Other', 'severity=page'], 'default-webhook'],
   ];
@@ -128,7 +137,11 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
         const parsed = ms.map(parseMatcher);
         for (const m of parsed.filter((m) => m.name === 'alertname')) {
           // Each literal alternative (VegaA|VegaB, or VegaA) must be a shipped alert's name.
-          for (const alt of m.value.split('|').filter((a) => /^[A-Za-z0-9]+$/.test(a))) expect(rules.map((r) => r.alert), `${m.value}`).toContain(alt);
+          for (const alt of m.value.split('|').filter((a) => /^[A-Za-z0-9]+$/.test(a)))
+            expect(
+              rules.map((r) => r.alert),
+              `${m.value}`,
+            ).toContain(alt);
         }
         const selected = rules.filter((r) => parsed.every((m) => matches(m, r)));
         expect(selected.length, ms.join(', ')).toBeGreaterThan(0);
@@ -140,8 +153,16 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
       expect(rule.equal.length).toBeGreaterThan(0);
       for (const label of rule.equal) {
         // A source must always carry the label; a target at least on one branch (or it is never muted).
-        for (const s of sources) expect(branchLabels(s).every((b) => b.has(label)), `${s.alert} carries ${label}`).toBe(true);
-        for (const t of targets) expect(branchLabels(t).some((b) => b.has(label)), `${t.alert} carries ${label}`).toBe(true);
+        for (const s of sources)
+          expect(
+            branchLabels(s).every((b) => b.has(label)),
+            `${s.alert} carries ${label}`,
+          ).toBe(true);
+        for (const t of targets)
+          expect(
+            branchLabels(t).some((b) => b.has(label)),
+            `${t.alert} carries ${label}`,
+          ).toBe(true);
       }
     }
   });
@@ -153,21 +174,50 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
       return { alerts: alerts.sort(), equal: rule.equal };
     };
     expect(muted('VegaDataNodeDown')).toEqual({
-      alerts: ['VegaBlockHeightStalled', 'VegaBlockTimeStale', 'VegaCollectorFailing', 'VegaConsensusPeersLow', 'VegaConsensusPeersZero', 'VegaDataNodeLagging', 'VegaNetworkHistoryDown', 'VegaNetworkHistoryNoPeers', 'VegaNodeBehindFleet'],
+      alerts: [
+        'VegaBlockHeightStalled',
+        'VegaBlockTimeStale',
+        'VegaCollectorFailing',
+        'VegaConsensusPeersLow',
+        'VegaConsensusPeersZero',
+        'VegaDataNodeLagging',
+        'VegaNetworkHistoryDown',
+        'VegaNetworkHistoryNoPeers',
+        'VegaNodeBehindFleet',
+      ],
       equal: ['target'],
     });
-    expect(muted('DatanodeExporterDown')).toEqual({ alerts: rules.map((r) => r.alert).filter((a) => a !== 'DatanodeExporterDown').sort(), equal: ['job', 'instance'] });
+    expect(muted('DatanodeExporterDown')).toEqual({
+      alerts: rules
+        .map((r) => r.alert)
+        .filter((a) => a !== 'DatanodeExporterDown')
+        .sort(),
+      equal: ['job', 'instance'],
+    });
   });
 });
 
 describe('dashboards', () => {
   it('grafana/*.json are generated from scripts/dashboards.ts (npm run dashboards)', () => {
     for (const d of DASHBOARDS) expect(JSON.parse(read(dashboardFile(d)))).toEqual(renderDashboard(d));
-    expect(readdirSync('grafana').filter((f) => f.endsWith('.json')).sort()).toEqual(DASHBOARDS.map((d) => `${d.uid}.json`).sort());
+    expect(
+      readdirSync('grafana')
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual(DASHBOARDS.map((d) => `${d.uid}.json`).sort());
   });
 
   it.each(DASHBOARDS.map((d) => [d.uid, d] as const))('%s: stable uid, templated data source, variables, units and descriptions', (_u, d) => {
-    const json = renderDashboard(d) as { uid: string; templating: { list: { name: string }[] }; panels: { description: string; datasource: { uid: string }; fieldConfig: { defaults: { unit: string } }; targets: { expr: string; datasource: { uid: string } }[] }[] };
+    const json = renderDashboard(d) as {
+      uid: string;
+      templating: { list: { name: string }[] };
+      panels: {
+        description: string;
+        datasource: { uid: string };
+        fieldConfig: { defaults: { unit: string } };
+        targets: { expr: string; datasource: { uid: string } }[];
+      }[];
+    };
     expect(json.uid).toMatch(/^vega-dn-[a-z]+$/);
     const vars = json.templating.list.map((v) => v.name);
     expect(vars).toEqual(expect.arrayContaining(['datasource', 'job', 'instance']));
@@ -189,7 +239,11 @@ describe('helm chart', () => {
   it("the chart's rules and dashboards are the shipped files (npm run kit:sync)", () => {
     expect(read(`${chart}/files/alerts.yml`)).toBe(read('prometheus/alerts.yml'));
     const copies = readdirSync(`${chart}/files/dashboards`).sort();
-    expect(copies).toEqual(readdirSync('grafana').filter((f) => f.endsWith('.json')).sort());
+    expect(copies).toEqual(
+      readdirSync('grafana')
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    );
     for (const f of copies) expect(read(`${chart}/files/dashboards/${f}`)).toBe(read(`grafana/${f}`));
   });
 
@@ -205,7 +259,8 @@ describe('helm chart', () => {
       { ...values, serviceMonitor: { enabled: 'yes' } },
       { ...values, config: { targets: [{ name: 'bad name', url: 'x' }] } },
       { ...values, unknownKey: 1 },
-    ]) expect(validate(bad)).toBe(false);
+    ])
+      expect(validate(bad)).toBe(false);
   });
 
   it('templates cover the promised objects, hardened, with probes on /healthz and /readyz', () => {
@@ -215,7 +270,12 @@ describe('helm chart', () => {
     expect(t('servicemonitor.yaml')).toMatch(/^ {2}jobLabel: app\.kubernetes\.io\/name$/m);
     expect(t('prometheusrule.yaml')).toContain('.Files.Get "files/alerts.yml"');
     expect(t('dashboards-configmap.yaml')).toContain('files/dashboards/*.json');
-    const values = parseYaml(read(`${chart}/values.yaml`)) as { livenessProbe: { httpGet: { path: string } }; readinessProbe: { httpGet: { path: string } }; securityContext: Record<string, unknown>; dashboards: { labels: Record<string, string> } };
+    const values = parseYaml(read(`${chart}/values.yaml`)) as {
+      livenessProbe: { httpGet: { path: string } };
+      readinessProbe: { httpGet: { path: string } };
+      securityContext: Record<string, unknown>;
+      dashboards: { labels: Record<string, string> };
+    };
     expect(values.livenessProbe.httpGet.path).toBe('/healthz');
     expect(values.readinessProbe.httpGet.path).toBe('/readyz');
     expect(values.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
@@ -275,7 +335,13 @@ describe('launch settings (the shebang of src/exporter/cli.ts, written nowhere e
     const df = read('Dockerfile');
     const final = df.slice(df.lastIndexOf('\nFROM '));
     expect(JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(final)![1]!)).toEqual(['/app/dist/exporter/cli.js']);
-    for (const f of ['Dockerfile', 'package.json', 'README.md', 'docs/fleet.md', ...readdirSync('helm/datanode-exporter/templates').map((t) => `helm/datanode-exporter/templates/${t}`)]) {
+    for (const f of [
+      'Dockerfile',
+      'package.json',
+      'README.md',
+      'docs/fleet.md',
+      ...readdirSync('helm/datanode-exporter/templates').map((t) => `helm/datanode-exporter/templates/${t}`),
+    ]) {
       for (const setting of [...flags, ...Object.keys(env)]) expect(read(f), `${f} restates ${setting}`).not.toContain(`${setting}`);
     }
   });
@@ -290,7 +356,13 @@ describe('launch settings (the shebang of src/exporter/cli.ts, written nowhere e
 
 describe('YAML lint', () => {
   it('yamllint passes on the shipped YAML (templates excluded: they are not YAML until rendered)', () => {
-    const files = ['prometheus/alerts.yml', 'prometheus/alerts.test.yml', 'prometheus/alertmanager.yml', 'helm/datanode-exporter/Chart.yaml', 'helm/datanode-exporter/values.yaml'];
+    const files = [
+      'prometheus/alerts.yml',
+      'prometheus/alerts.test.yml',
+      'prometheus/alertmanager.yml',
+      'helm/datanode-exporter/Chart.yaml',
+      'helm/datanode-exporter/values.yaml',
+    ];
     const r = tool('yamllint', ['-d', '{extends: relaxed, rules: {line-length: {max: 220}}}', ...files]);
     expect(r.out).toBe('');
     expect(r.status).toBe(0);
@@ -298,7 +370,9 @@ describe('YAML lint', () => {
 });
 
 describe('the tree and its description', () => {
-  const layers = readdirSync('src/exporter', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const layers = readdirSync('src/exporter', { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   it.each(layers)('src/exporter/%s/ is described in docs/development.md and docs/architecture.md, and has its tests', (layer) => {
     expect(read('docs/development.md')).toContain(`\`${layer}/\``);
     expect(read('docs/architecture.md')).toContain(`${layer}/`);
@@ -327,7 +401,11 @@ describe('the README', () => {
       [/^npm ci && npm run demo$/, 'scripts/test-fresh.sh', "'npm ci && npm run demo'"],
       [/^npm test$/, 'scripts/test-fresh.sh', 'npm test'],
       [/^npm ci$/, 'scripts/test-fresh.sh', "'npm ci && npm run demo'"],
-      [/^npm start -- --datanode\.url http:\/\/127\.0\.0\.1:3008 --web\.listen-address :19308$/, 'scripts/test-fresh.sh', "'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'"],
+      [
+        /^npm start -- --datanode\.url http:\/\/127\.0\.0\.1:3008 --web\.listen-address :19308$/,
+        'scripts/test-fresh.sh',
+        "'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'",
+      ],
       [/^docker build -t \S+ \.$/, 'test/image/docker.image.test.ts', "['build', '--network', 'host', ...secret, '-t', TAG, '.']"],
       [/^docker run --rm -p 19308:19308 --read-only \S+ --datanode\.url=\S+$/, 'test/image/docker.image.test.ts', "'--read-only'"],
       [/^helm install dne helm\/datanode-exporter /, 'test/kit/chart.test.ts', "the README's helm install"],
@@ -376,7 +454,14 @@ describe('the README', () => {
     expect(rows.length).toBeGreaterThan(10);
     for (const [, first, more, defaults] of rows) {
       const parent = first!.slice(0, first!.lastIndexOf('.') + 1);
-      const keys = [first!, ...more!.split(',').map((k) => k.replace(/`/g, '').trim()).filter(Boolean).map((k) => parent + k)];
+      const keys = [
+        first!,
+        ...more!
+          .split(',')
+          .map((k) => k.replace(/`/g, '').trim())
+          .filter(Boolean)
+          .map((k) => parent + k),
+      ];
       const shown = defaults!.trim().replace(/`/g, '').split(/,\s*/);
       keys.forEach((k, i) => {
         const v = at(k);

@@ -30,7 +30,10 @@ describe('shared enum lists match the published v0.79 lists', () => {
   });
 
   it('every exported list is checked here', () => {
-    const lists = Object.entries(shared).filter(([, v]) => Array.isArray(v)).map(([k]) => k).sort();
+    const lists = Object.entries(shared)
+      .filter(([, v]) => Array.isArray(v))
+      .map(([k]) => k)
+      .sort();
     expect(lists).toEqual([...SAME.map(([k]) => k), 'ORDER_REJECT_REASONS'].sort());
   });
 });

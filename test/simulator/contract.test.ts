@@ -86,7 +86,9 @@ describe('shapes', () => {
     expect(Object.keys(all.body)).toEqual(['markets']);
     expect(all.body.markets).toHaveLength(12);
     for (const m of all.body.markets) expectShape(m, MARKET);
-    const products = new Set(all.body.markets.map((m: any) => Object.keys(m.tradableInstrument.instrument).find((k) => ['future', 'perpetual', 'spot'].includes(k))));
+    const products = new Set(
+      all.body.markets.map((m: any) => Object.keys(m.tradableInstrument.instrument).find((k) => ['future', 'perpetual', 'spot'].includes(k))),
+    );
     expect(products).toEqual(new Set(['future', 'perpetual', 'spot']));
     expect(all.body.markets.some((m: any) => Number(m.positionDecimalPlaces) < 0)).toBe(true);
     const one = await sim.json(`/markets?market=${all.body.markets[3].id}`);
@@ -348,7 +350,9 @@ describe('a living, seeded network', () => {
       const resumed: string[] = [];
       cursor = midCursor;
       for (;;) {
-        const conn = (await big.json(`/api/v2/vega/keys/rotations?pagination.first=5000&pagination.newestFirst=false&pagination.after=${encodeURIComponent(cursor)}`)).body.rotations;
+        const conn = (
+          await big.json(`/api/v2/vega/keys/rotations?pagination.first=5000&pagination.newestFirst=false&pagination.after=${encodeURIComponent(cursor)}`)
+        ).body.rotations;
         resumed.push(...conn.edges.map((e: any) => e.node.newPubKey));
         if (!conn.pageInfo.hasNextPage) break;
         cursor = conn.pageInfo.endCursor;

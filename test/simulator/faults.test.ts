@@ -82,7 +82,13 @@ describe('network faults', () => {
 });
 
 describe('endpoint faults', () => {
-  const errors: [number, number][] = [[500, 13], [503, 14], [504, 4], [429, 8], [403, 7]];
+  const errors: [number, number][] = [
+    [500, 13],
+    [503, 14],
+    [504, 4],
+    [429, 8],
+    [403, 7],
+  ];
   it.each(errors)('error %i answers with gRPC code %i and the error body', async (http, grpc) => {
     sim.patchFaults({ endpoints: { statistics: { error: http } } });
     const r = await stats();
@@ -207,8 +213,29 @@ describe('fault control', () => {
   });
 
   it('startup flags map to faults and scale knobs', () => {
-    const o = parseSimulatorArgs(['--port', '0', '--seed', '3', '--rotations', '100000', '--halt', '--datanode-lag', '12', '--profile', 'datanode', '--non-finite-doubles', '--faults', '{"endpoints":{"statistics":{"latencyMs":5}}}']);
-    expect(o).toMatchObject({ port: 0, seed: 3, rotations: 100000, profile: 'datanode', faults: { halted: true, datanodeLagBlocks: 12, nonFiniteDoubles: true, endpoints: { statistics: { latencyMs: 5 } } } });
+    const o = parseSimulatorArgs([
+      '--port',
+      '0',
+      '--seed',
+      '3',
+      '--rotations',
+      '100000',
+      '--halt',
+      '--datanode-lag',
+      '12',
+      '--profile',
+      'datanode',
+      '--non-finite-doubles',
+      '--faults',
+      '{"endpoints":{"statistics":{"latencyMs":5}}}',
+    ]);
+    expect(o).toMatchObject({
+      port: 0,
+      seed: 3,
+      rotations: 100000,
+      profile: 'datanode',
+      faults: { halted: true, datanodeLagBlocks: 12, nonFiniteDoubles: true, endpoints: { statistics: { latencyMs: 5 } } },
+    });
     expect(parseSimulatorArgs(['--markets-404'])).toMatchObject({ profile: 'datanode' }); // old scripts' name for it
     expect(parseSimulatorArgs(['--markets-core'])).not.toHaveProperty('profile'); // the default now
     expect(() => parseSimulatorArgs(['--profile', 'core'])).toThrow(/--profile: expected spec or datanode/);

@@ -18,7 +18,13 @@ const get = async (i: number, path: string): Promise<{ status: number; body: any
 };
 
 beforeAll(async () => {
-  fleet = await startFleet({ nodes: 20, seed: 5, now: clock.now, markets: 4, nodeFaults: { 3: { datanodeLagBlocks: 50 }, 7: { endpoints: { statistics: { error: 500 } } } } });
+  fleet = await startFleet({
+    nodes: 20,
+    seed: 5,
+    now: clock.now,
+    markets: 4,
+    nodeFaults: { 3: { datanodeLagBlocks: 50 }, 7: { endpoints: { statistics: { error: 500 } } } },
+  });
 });
 afterAll(() => fleet.close());
 

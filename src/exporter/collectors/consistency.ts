@@ -11,13 +11,28 @@ import type { Collector } from './types.js';
 
 export const consistencyCollector: Collector = {
   async collect({ client, signal, pageSize }) {
-    const markets = await client.get('/api/v2/markets', [['pagination.first', String(pageSize)], ['pagination.newestFirst', 'false']], 'markets', signal);
+    const markets = await client.get(
+      '/api/v2/markets',
+      [
+        ['pagination.first', String(pageSize)],
+        ['pagination.newestFirst', 'false'],
+      ],
+      'markets',
+      signal,
+    );
     const conn = obj(obj(markets.json, 'body').markets, 'markets');
-    const ids = arr(conn.edges, 'markets.edges').map((e, i) => str(obj(obj(e, `markets.edges[${i}]`).node, `markets.edges[${i}].node`).id, `markets.edges[${i}].node.id`)).sort();
+    const ids = arr(conn.edges, 'markets.edges')
+      .map((e, i) => str(obj(obj(e, `markets.edges[${i}]`).node, `markets.edges[${i}].node`).id, `markets.edges[${i}].node.id`))
+      .sort();
     const rot = await client.get('/api/v2/vega/keys/rotations', [['pagination.first', '1']], 'rotations', signal);
     const edges = arr(obj(obj(rot.json, 'body').rotations, 'rotations').edges, 'rotations.edges');
     const latest = edges[0] ? obj(obj(edges[0], 'rotations.edges[0]').node, 'rotations.edges[0].node') : undefined;
-    const digest = createHash('sha256').update(ids.join(',')).update('|').update(latest ? `${String(latest.nodeId)}/${String(latest.newPubKey)}/${String(latest.blockHeight)}` : 'none').digest('hex').slice(0, 16);
+    const digest = createHash('sha256')
+      .update(ids.join(','))
+      .update('|')
+      .update(latest ? `${String(latest.nodeId)}/${String(latest.newPubKey)}/${String(latest.blockHeight)}` : 'none')
+      .digest('hex')
+      .slice(0, 16);
     const height = headerU64(markets.headers['x-block-height']);
     return { samples: [], facts: { fingerprint: digest, ...(height !== undefined && height > 0n ? { fingerprintHeight: height } : {}) } };
   },

@@ -30,7 +30,10 @@ export interface SettingsIssue {
   message: string;
 }
 
-export interface CollectorModule<N extends string = string, S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>> extends CollectorIdentity {
+export interface CollectorModule<
+  N extends string = string,
+  S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>,
+> extends CollectorIdentity {
   readonly name: N;
   /** Heading of its section in docs/metrics.md. */
   readonly title: string;
@@ -48,7 +51,9 @@ export interface CollectorModule<N extends string = string, S extends z.ZodType<
 export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
 
 /** A collector's declaration; `metrics` defaults to what the catalogue says it owns. */
-export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] }): CollectorModule<N, S> {
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(
+  module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] },
+): CollectorModule<N, S> {
   return { ...module, metrics: module.metrics ?? ownedBy(module.name) };
 }
 
@@ -66,9 +71,14 @@ export function isEnabled(config: { collectors: object }, module: AnyCollectorMo
  * Enablement for a collector that watches listed ids: on when some are listed, unless switched
  * off; switched on explicitly with none listed is a settings error naming `field`.
  */
-export function watchesListedIds<S extends { enabled?: boolean | undefined }>(name: string, field: string, count: (settings: S) => number): { enabled(settings: S): boolean; check(settings: S): SettingsIssue[] } {
+export function watchesListedIds<S extends { enabled?: boolean | undefined }>(
+  name: string,
+  field: string,
+  count: (settings: S) => number,
+): { enabled(settings: S): boolean; check(settings: S): SettingsIssue[] } {
   return {
     enabled: (s) => s.enabled ?? count(s) > 0,
-    check: (s) => (s.enabled === true && count(s) === 0 ? [{ path: [field], message: `expected at least one id: the ${name} collector only watches listed ids` }] : []),
+    check: (s) =>
+      s.enabled === true && count(s) === 0 ? [{ path: [field], message: `expected at least one id: the ${name} collector only watches listed ids` }] : [],
   };
 }

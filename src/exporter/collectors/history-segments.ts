@@ -13,7 +13,10 @@ import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from './rows.js';
 import type { Collector, NodeFacts } from './types.js';
 
-interface Segment { from: bigint; to: bigint }
+interface Segment {
+  from: bigint;
+  to: bigint;
+}
 
 /** The newest segment (highest toHeight), the row count and the rows left out. */
 export function latestSegment(body: unknown): { latest: Segment | undefined; count: number; skips: RowSkips } {

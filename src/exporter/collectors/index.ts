@@ -18,7 +18,21 @@ import parties from './parties.js';
 import positions from './positions.js';
 import statistics from './statistics.js';
 
-export const COLLECTORS = [statistics, networkHistory, datanodeInfo, historySegments, consistency, keyRotations, markets, marketData, networkData, positions, parties, nodeSignatures, orders] as const satisfies readonly AnyCollectorModule[];
+export const COLLECTORS = [
+  statistics,
+  networkHistory,
+  datanodeInfo,
+  historySegments,
+  consistency,
+  keyRotations,
+  markets,
+  marketData,
+  networkData,
+  positions,
+  parties,
+  nodeSignatures,
+  orders,
+] as const satisfies readonly AnyCollectorModule[];
 
 /** Every metric the exporter can write, in exposition order. */
 export const CATALOGUE = catalogueOf(COLLECTORS);

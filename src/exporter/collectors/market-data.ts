@@ -22,19 +22,40 @@ import type { CollectContext, CollectResult, Collector } from './types.js';
 type Json = Record<string, unknown>;
 
 /** What a row is scaled with: the market's facts, and its settlement asset's decimals when known. */
-export interface Scaling { market: MarketFacts; assetDecimals?: number | undefined }
+export interface Scaling {
+  market: MarketFacts;
+  assetDecimals?: number | undefined;
+}
 
-const PRICES = [['mark', 'markPrice'], ['last_traded', 'lastTradedPrice'], ['mid', 'midPrice'], ['indicative', 'indicativePrice'], ['best_bid', 'bestBidPrice'], ['best_offer', 'bestOfferPrice']] as const;
-const VOLUMES = [['best_bid', 'bestBidVolume'], ['best_offer', 'bestOfferVolume'], ['indicative', 'indicativeVolume']] as const;
+const PRICES = [
+  ['mark', 'markPrice'],
+  ['last_traded', 'lastTradedPrice'],
+  ['mid', 'midPrice'],
+  ['indicative', 'indicativePrice'],
+  ['best_bid', 'bestBidPrice'],
+  ['best_offer', 'bestOfferPrice'],
+] as const;
+const VOLUMES = [
+  ['best_bid', 'bestBidVolume'],
+  ['best_offer', 'bestOfferVolume'],
+  ['indicative', 'indicativeVolume'],
+] as const;
 /** Price-monitoring horizons exported by name per market; real markets have a handful. */
 export const MAX_HORIZONS = 8;
 /** No auction trigger: the only value that means "not in an auction". */
 const NO_TRIGGER = 'AUCTION_TRIGGER_UNSPECIFIED';
 /** v0.79's auction triggers; others are exported by name up to EnumLabels' cap, then as `other`. */
 const AUCTION_TRIGGER = [
-  NO_TRIGGER, 'AUCTION_TRIGGER_BATCH', 'AUCTION_TRIGGER_OPENING', 'AUCTION_TRIGGER_PRICE', 'AUCTION_TRIGGER_LIQUIDITY',
-  'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET', 'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS', 'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
-  'AUCTION_TRIGGER_LONG_BLOCK', 'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
+  NO_TRIGGER,
+  'AUCTION_TRIGGER_BATCH',
+  'AUCTION_TRIGGER_OPENING',
+  'AUCTION_TRIGGER_PRICE',
+  'AUCTION_TRIGGER_LIQUIDITY',
+  'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET',
+  'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS',
+  'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
+  'AUCTION_TRIGGER_LONG_BLOCK',
+  'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
 ] as const;
 type Enums = { state: EnumLabels; mode: EnumLabels; trigger: EnumLabels };
 
@@ -47,7 +68,11 @@ export function marketDataRow(network: string, d: Json, path: string, scale: Sca
   };
   for (const [m, v] of oneHot(TRADING_MODE, enumValue(d.marketTradingMode, `${path}.marketTradingMode`), enums.mode)) push(M.mdMode, v, m);
   for (const [s, v] of oneHot(MARKET_STATE, enumValue(d.marketState, `${path}.marketState`), enums.state)) push(M.mdState, v, s);
-  for (const [ev, k] of [['start', 'auctionStart'], ['end', 'auctionEnd']] as const) push(M.mdAuction, unixNsSeconds(d[k], `${path}.${k}`), ev);
+  for (const [ev, k] of [
+    ['start', 'auctionStart'],
+    ['end', 'auctionEnd'],
+  ] as const)
+    push(M.mdAuction, unixNsSeconds(d[k], `${path}.${k}`), ev);
   const trigger = enumValue(d.trigger, `${path}.trigger`);
   const ext = enumValue(d.extensionTrigger, `${path}.extensionTrigger`);
   // Enum values are open-ended: unknown ones are capped by EnumLabels so a node cannot mint labels.
@@ -85,7 +110,11 @@ function scaledRow(network: string, id: string, d: Json, path: string, bounds: M
   return out;
 }
 
-interface HorizonBounds { active: boolean; min?: string | undefined; max?: string | undefined }
+interface HorizonBounds {
+  active: boolean;
+  min?: string | undefined;
+  max?: string | undefined;
+}
 
 /**
  * The price-monitoring bounds of one row by trigger horizon. Only active bounds limit the price
@@ -155,7 +184,10 @@ export const LOOKUPS_PER_POLL = 10;
 export class MarketDataCollector implements Collector {
   private readonly enums: Enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels(AUCTION_TRIGGER) };
 
-  constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
+  constructor(
+    private readonly opts: MarketOptions,
+    private readonly directory: Directory,
+  ) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const res = await ctx.client.get('/api/v2/markets/data', [], 'markets_data', ctx.signal);

@@ -37,7 +37,12 @@ function productOf(instrument: Json): { product: string; settlementAsset: string
 }
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
-export function marketSamples(target: string, m: Json, path: string, enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) }): Sample[] {
+export function marketSamples(
+  target: string,
+  m: Json,
+  path: string,
+  enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) },
+): Sample[] {
   const id = readId(m.id, `${path}.id`);
   const out: Sample[] = [];
   const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
@@ -48,7 +53,16 @@ export function marketSamples(target: string, m: Json, path: string, enums: { st
   const meta = instrument.metadata as Json | null | undefined;
   const tags = meta && Array.isArray(meta.tags) ? meta.tags.filter((t): t is string => typeof t === 'string') : [];
   const prod = productOf(instrument);
-  push(M.marketInfo, 1, str(instrument.code, `${path}.tradableInstrument.instrument.code`), str(instrument.name, `${path}.tradableInstrument.instrument.name`), prod.product, prod.settlementAsset, prod.quoteName, tags.join(','));
+  push(
+    M.marketInfo,
+    1,
+    str(instrument.code, `${path}.tradableInstrument.instrument.code`),
+    str(instrument.name, `${path}.tradableInstrument.instrument.name`),
+    prod.product,
+    prod.settlementAsset,
+    prod.quoteName,
+    tags.join(','),
+  );
 
   const state = enumValue(m.state, `${path}.state`);
   const mode = enumValue(m.tradingMode, `${path}.tradingMode`);
@@ -130,7 +144,13 @@ function riskSamples(target: string, id: string, ti: Json, path: string): Sample
   } else if (simple) {
     const p = `${path}.tradableInstrument.simpleRiskModel.params`;
     const sp = obj(simple.params, p);
-    for (const [k, label] of [['factorLong', 'factor_long'], ['factorShort', 'factor_short'], ['maxMoveUp', 'max_move_up'], ['minMoveDown', 'min_move_down'], ['probabilityOfTrading', 'probability_of_trading']] as const) {
+    for (const [k, label] of [
+      ['factorLong', 'factor_long'],
+      ['factorShort', 'factor_short'],
+      ['maxMoveUp', 'max_move_up'],
+      ['minMoveDown', 'min_move_down'],
+      ['probabilityOfTrading', 'probability_of_trading'],
+    ] as const) {
       push(M.marketRisk, num(sp[k], `${p}.${k}`), 'simple', label);
     }
   }
@@ -167,7 +187,13 @@ export function marketsSamples(target: string, markets: readonly unknown[], opts
   return tally.samples(target);
 }
 
-interface ValidMarket { m: Json; path: string; state: string; mode: string; facts: MarketFacts }
+interface ValidMarket {
+  m: Json;
+  path: string;
+  state: string;
+  mode: string;
+  facts: MarketFacts;
+}
 
 /**
  * One poll's markets, taken a page at a time as they arrive: counts by state and mode, each
@@ -186,7 +212,10 @@ export class MarketTally {
   private selected = 0;
   private rows = 0;
 
-  constructor(private readonly opts: MarketOptions, private readonly skips: RowSkips) {
+  constructor(
+    private readonly opts: MarketOptions,
+    private readonly skips: RowSkips,
+  ) {
     this.allow = new Set(opts.allow);
   }
 
@@ -249,7 +278,10 @@ export class MarketsCollector implements Collector {
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
   private useV2 = false;
 
-  constructor(private readonly opts: MarketOptions, private readonly directory: Directory) {}
+  constructor(
+    private readonly opts: MarketOptions,
+    private readonly directory: Directory,
+  ) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const skips = new RowSkips();
@@ -269,7 +301,9 @@ export class MarketsCollector implements Collector {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
       // Small pages: a market is a large row, and a page blocks the exporter while it is parsed.
       const walk = { ...ctx, pageSize: Math.min(ctx.pageSize, MARKETS_PAGE) };
-      const r = await walkConnection(walk, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) => tally.add(nodes, (i) => `markets[${i}]`));
+      const r = await walkConnection(walk, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) =>
+        tally.add(nodes, (i) => `markets[${i}]`),
+      );
       pages = r.pages;
       truncated = r.truncated;
     }

@@ -15,7 +15,11 @@ import type { Collector } from './types.js';
 
 /** The network's own token has 18 decimals (datanode-api.md): staked totals are in whole tokens. */
 export const STAKE_DECIMALS = 18;
-const SETS = [['tendermint', 'tendermintNodes'], ['ersatz', 'ersatzNodes'], ['pending', 'pendingNodes']] as const;
+const SETS = [
+  ['tendermint', 'tendermintNodes'],
+  ['ersatz', 'ersatzNodes'],
+  ['pending', 'pendingNodes'],
+] as const;
 
 /** int64 fields arrive as JSON numbers here (integer/int64 in the reference) or, from some gateways, as strings. */
 function count(v: unknown, field: string): number {
@@ -66,7 +70,11 @@ export function epochSamples(network: string, body: unknown, skips = new RowSkip
   skips.row(() => out.push({ metric: M.ndEpoch, values: [network], value: Number(u64(e.seq, 'epoch.seq')) }));
   if (e.timestamps === null || e.timestamps === undefined) return out;
   const ts = obj(e.timestamps, 'epoch.timestamps');
-  for (const [event, k] of [['start', 'startTime'], ['expiry', 'expiryTime'], ['end', 'endTime']] as const) {
+  for (const [event, k] of [
+    ['start', 'startTime'],
+    ['expiry', 'expiryTime'],
+    ['end', 'endTime'],
+  ] as const) {
     const v = skips.row(() => unixNsSeconds(ts[k], `epoch.timestamps.${k}`)); // "0" (not yet ended) is absent
     if (v !== undefined) out.push({ metric: M.ndEpochTimestamp, values: [network, event], value: v });
   }

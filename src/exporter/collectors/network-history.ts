@@ -32,7 +32,14 @@ export const networkHistoryCollector: Collector = {
       const res = await client.get('/api/v2/networkhistory', [], 'networkhistory', signal);
       return { samples: networkHistorySamples(target, res.json), up: 1 };
     } catch (err) {
-      if (isNetworkHistoryDisabled(err)) return { samples: [{ metric: M.nhPeers, values: [target], value: 0 }, { metric: M.nhConnections, values: [target], value: 0 }], up: 0 };
+      if (isNetworkHistoryDisabled(err))
+        return {
+          samples: [
+            { metric: M.nhPeers, values: [target], value: 0 },
+            { metric: M.nhConnections, values: [target], value: 0 },
+          ],
+          up: 0,
+        };
       throw err;
     }
   },

@@ -41,7 +41,18 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
   const t = [target, id(o.id, 'order.id')];
   const out: Sample[] = [{ metric: M.orderFound, values: t, value: 1 }];
   const marketId = id(o.marketId, 'order.marketId');
-  out.push({ metric: M.orderInfo, values: [...t, marketId, id(o.partyId, 'order.partyId'), enumValue(o.side, 'order.side'), enumValue(o.type, 'order.type'), enumValue(o.timeInForce, 'order.timeInForce')], value: 1 });
+  out.push({
+    metric: M.orderInfo,
+    values: [
+      ...t,
+      marketId,
+      id(o.partyId, 'order.partyId'),
+      enumValue(o.side, 'order.side'),
+      enumValue(o.type, 'order.type'),
+      enumValue(o.timeInForce, 'order.timeInForce'),
+    ],
+    value: 1,
+  });
   for (const [s, v] of oneHot(ORDER_STATUS, enumValue(o.status, 'order.status'))) out.push({ metric: M.orderStatus, values: [...t, s], value: v });
   const size = u64(o.size, 'order.size');
   const remaining = u64(o.remaining, 'order.remaining');
@@ -65,7 +76,11 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
     if (reason !== 'ORDER_ERROR_UNSPECIFIED') out.push({ metric: M.orderReason, values: [...t, reason], value: 1 });
   }
   out.push({ metric: M.orderVersion, values: t, value: latestVersion });
-  for (const [ev, field] of [['created', 'createdAt'], ['updated', 'updatedAt'], ['expires', 'expiresAt']] as const) {
+  for (const [ev, field] of [
+    ['created', 'createdAt'],
+    ['updated', 'updatedAt'],
+    ['expires', 'expiresAt'],
+  ] as const) {
     const v = unixNsSeconds(o[field], `order.${field}`);
     if (v !== undefined) out.push({ metric: M.orderTimestamp, values: [...t, ev], value: v });
   }
@@ -75,7 +90,10 @@ export function orderSamples(target: string, body: unknown, latestVersion: numbe
 export class OrdersCollector implements Collector {
   private readonly refs: OrderRef[];
 
-  constructor(ids: readonly (string | { id: string; version?: number | undefined })[], private readonly directory: Directory) {
+  constructor(
+    ids: readonly (string | { id: string; version?: number | undefined })[],
+    private readonly directory: Directory,
+  ) {
     this.refs = ids.map(parseOrderRef);
   }
 
@@ -110,8 +128,13 @@ export class OrdersCollector implements Collector {
 /** A listed order in its string form: an id, optionally pinned with "@<version>" (1 or more). */
 const orderRefString = z.string().superRefine((s, ctx) => {
   const pin = PIN.exec(s);
-  if (pin && !VERSION.test(pin[2]!)) ctx.addIssue({ code: 'custom', message: 'expected "<id>@<version>" with a version of 1 or more (an id that itself ends in "@" and digits is written { id: "..." })' });
-  else if (!isId(pin ? pin[1]! : s)) ctx.addIssue({ code: 'custom', message: 'expected an order id: a non-empty string without control characters, optionally @<version>' });
+  if (pin && !VERSION.test(pin[2]!))
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected "<id>@<version>" with a version of 1 or more (an id that itself ends in "@" and digits is written { id: "..." })',
+    });
+  else if (!isId(pin ? pin[1]! : s))
+    ctx.addIssue({ code: 'custom', message: 'expected an order id: a non-empty string without control characters, optionally @<version>' });
 });
 const orderRefObject = z.strictObject({ id: anyId, version: z.number().int().min(1).max(999_999_999).optional() });
 
@@ -119,7 +142,9 @@ export default defineCollector({
   name: 'orders',
   scope: 'network',
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
-  config: z.strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(z.union([orderRefString, orderRefObject])).default([]) }).prefault({}),
+  config: z
+    .strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(z.union([orderRefString, orderRefObject])).default([]) })
+    .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: unknown[] }>('orders', 'ids', (c) => c.ids.length),
   create: (c, { directory }) => new OrdersCollector(c.ids, directory),
 });

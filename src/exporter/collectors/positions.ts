@@ -60,7 +60,9 @@ export function parsePosition(n: unknown, path: string): PositionRow {
     status: enumValue(p.positionStatus, `${path}.positionStatus`),
     updatedAt: unixNsSeconds(p.updatedAt, `${path}.updatedAt`),
     // Fields a node before v0.79 does not send stay undefined: no series, not 0.
-    money: Object.fromEntries(MONEY.map(([k, , , signed]) => [k, p[k] === undefined ? undefined : amount(p[k], `${path}.${k}`, signed)])) as PositionRow['money'],
+    money: Object.fromEntries(
+      MONEY.map(([k, , , signed]) => [k, p[k] === undefined ? undefined : amount(p[k], `${path}.${k}`, signed)]),
+    ) as PositionRow['money'],
   };
 }
 
@@ -91,14 +93,22 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 
 export class PositionsCollector implements Collector {
   /** `rowLimit`: the scope's series limit; a walk past it stops, as the series would be cut anyway. */
-  constructor(private readonly partyIds: readonly string[], private readonly marketIds: readonly string[], private readonly directory: Directory, private readonly rowLimit = Infinity) {}
+  constructor(
+    private readonly partyIds: readonly string[],
+    private readonly marketIds: readonly string[],
+    private readonly directory: Directory,
+    private readonly rowLimit = Infinity,
+  ) {}
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const seen = new Set<string>();
     const skips = new RowSkips();
     const samples: Sample[] = [];
     let lookups = 0;
-    const filters: [string, string][] = [...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]), ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string])];
+    const filters: [string, string][] = [
+      ...this.partyIds.map((id) => ['filter.partyIds', id] as [string, string]),
+      ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string]),
+    ];
     // Each page is turned into samples as it arrives; only the keys of the rows seen are kept.
     const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
       for (let i = 0; i < nodes.length; i++) {
@@ -134,7 +144,11 @@ export default defineCollector({
       asset_decimals: z.record(anyId, z.number().int().min(0).max(64)).default({}),
     })
     .prefault({}),
-  ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>('positions', 'party_ids', (c) => c.party_ids.length + c.market_ids.length),
+  ...watchesListedIds<{ enabled?: boolean | undefined; party_ids: string[]; market_ids: string[] }>(
+    'positions',
+    'party_ids',
+    (c) => c.party_ids.length + c.market_ids.length,
+  ),
   create: (c, deps) => {
     const { directory } = deps;
     directory.knowAssets(c.asset_decimals);

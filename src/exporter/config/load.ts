@@ -53,16 +53,64 @@ const OVERRIDES = [
 
 /** Every flag: the parser, --help and the README's flag table (scripts/flags-doc.ts) are made from this. */
 export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: string; env?: string; short?: string; help: string; default: string }[] = [
-  { flag: 'datanode.url', type: 'string', arg: '<url>', env: 'DATANODE_EXPORTER_DATANODE_URL', help: "the data node to watch (one target; it replaces the config file's targets)", default: 'none' },
+  {
+    flag: 'datanode.url',
+    type: 'string',
+    arg: '<url>',
+    env: 'DATANODE_EXPORTER_DATANODE_URL',
+    help: "the data node to watch (one target; it replaces the config file's targets)",
+    default: 'none',
+  },
   { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
-  { flag: 'config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_CONFIG_FILE', help: 'YAML config file (several targets, collectors, HTTP settings)', default: 'none' },
-  { flag: 'web.listen-address', type: 'string', arg: '<addr>', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', help: 'where the HTTP server listens', default: '`127.0.0.1:19308`' },
-  { flag: 'web.telemetry-path', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', help: 'the path the metrics are served on', default: '`/metrics`' },
+  {
+    flag: 'config.file',
+    type: 'string',
+    arg: '<path>',
+    env: 'DATANODE_EXPORTER_CONFIG_FILE',
+    help: 'YAML config file (several targets, collectors, HTTP settings)',
+    default: 'none',
+  },
+  {
+    flag: 'web.listen-address',
+    type: 'string',
+    arg: '<addr>',
+    env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS',
+    help: 'where the HTTP server listens',
+    default: '`127.0.0.1:19308`',
+  },
+  {
+    flag: 'web.telemetry-path',
+    type: 'string',
+    arg: '<path>',
+    env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH',
+    help: 'the path the metrics are served on',
+    default: '`/metrics`',
+  },
   { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: LOG_LEVELS.join(', '), default: '`info`' },
   { flag: 'log.format', type: 'string', arg: '<format>', env: 'DATANODE_EXPORTER_LOG_FORMAT', help: LOG_FORMATS.join(' or '), default: '`logfmt`' },
-  { flag: 'shard', type: 'string', arg: '<i/n>', env: 'DATANODE_EXPORTER_SHARD', help: 'keep only targets whose name hashes to shard i of n (0-based)', default: 'none' },
-  { flag: 'web.config.file', type: 'string', arg: '<path>', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)', default: 'none' },
-  { flag: 'web.enable-lifecycle', type: 'boolean', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false', default: 'off' },
+  {
+    flag: 'shard',
+    type: 'string',
+    arg: '<i/n>',
+    env: 'DATANODE_EXPORTER_SHARD',
+    help: 'keep only targets whose name hashes to shard i of n (0-based)',
+    default: 'none',
+  },
+  {
+    flag: 'web.config.file',
+    type: 'string',
+    arg: '<path>',
+    env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE',
+    help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)',
+    default: 'none',
+  },
+  {
+    flag: 'web.enable-lifecycle',
+    type: 'boolean',
+    env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE',
+    help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false',
+    default: 'off',
+  },
   { flag: 'config.check', type: 'boolean', help: 'validate the configuration, list the targets it keeps, and exit (0 valid, 2 invalid)', default: '' },
   { flag: 'version', type: 'boolean', help: 'print the version and exit', default: '' },
   { flag: 'help', type: 'boolean', short: 'h', help: 'print this help and exit', default: '' },
@@ -116,7 +164,10 @@ const YAML_REASONS: [RegExp, string][] = [
   [/^Missing closing ["']quote/, 'a closing quote is missing'],
   [/^Missing , (or : )?between/, 'a comma is missing between the items of a [ ] or { } list'],
   [/^(All (mapping|sequence) items must start at the same column|Sequence item without - indicator)/, 'the indentation does not line up with the lines above'],
-  [/^Nested mappings are not allowed in compact mappings/, 'a line is indented deeper than the key above it, which already has a value (or a value holds ": " and needs quotes)'],
+  [
+    /^Nested mappings are not allowed in compact mappings/,
+    'a line is indented deeper than the key above it, which already has a value (or a value holds ": " and needs quotes)',
+  ],
   [/^Map keys must be unique/, 'a key appears twice in the same mapping'],
   [/^Implicit keys need to be on a single line/, 'a key runs over more than one line (is a colon missing?)'],
   [/^A block sequence may not be used as an implicit map key/, 'a nested block is used as a key (is a colon or dash misplaced?)'],
@@ -195,7 +246,8 @@ function locate(text: string, path: readonly PropertyKey[], key?: string): strin
   const doc = parseDocument(text, { lineCounter: lines });
   const node = path.length > 0 ? doc.getIn(path as (string | number)[], true) : doc.contents;
   let at = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
-  if (key !== undefined) at = isMap(node) ? (node.items.map((p) => p.key).find((k) => isScalar(k) && k.value === key) as { range?: [number] } | undefined)?.range?.[0] : undefined;
+  if (key !== undefined)
+    at = isMap(node) ? (node.items.map((p) => p.key).find((k) => isScalar(k) && k.value === key) as { range?: [number] } | undefined)?.range?.[0] : undefined;
   if (at === undefined) return undefined;
   const pos = lines.linePos(at);
   return `line ${pos.line}, column ${pos.col}`;
@@ -213,8 +265,7 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     else if (s instanceof z.ZodArray || s instanceof z.ZodRecord) {
       s = (s instanceof z.ZodArray ? s.element : s.valueType) as z.ZodType;
       rest.shift();
-    }
-    else return [];
+    } else return [];
     if (!s) return [];
   }
   return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
@@ -292,7 +343,12 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   if (eff.logFormat !== undefined) section('log').format = eff.logFormat;
   if (eff.shard !== undefined) raw.shard = eff.shard;
   if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
-  if (eff.enableLifecycle !== undefined) section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle) ? true : /^(0|false|no|off)$/i.test(eff.enableLifecycle) ? false : eff.enableLifecycle;
+  if (eff.enableLifecycle !== undefined)
+    section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle)
+      ? true
+      : /^(0|false|no|off)$/i.test(eff.enableLifecycle)
+        ? false
+        : eff.enableLifecycle;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {

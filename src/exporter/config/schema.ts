@@ -19,21 +19,29 @@ const OTHER_ROUTES = ['/', '/healthz', '/readyz', '/probe', '/-/reload'];
 
 const targetName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, { error: 'expected 1-63 characters: letters, digits, _ . : -' });
 
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.search === '';
-  } catch {
-    return false;
-  }
-}, { error: 'expected an http(s) URL without credentials or query, e.g. http://127.0.0.1:3008' });
+const httpUrl = z.string().refine(
+  (s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.search === '';
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected an http(s) URL without credentials or query, e.g. http://127.0.0.1:3008' },
+);
 
 export const targetSchema = z.strictObject({
   name: targetName,
   url: httpUrl,
   /** Extra request headers (an API key for a gateway, say). Values are never logged. */
   // A value undici refuses (CR, LF, NUL, other controls) would fail requests, or leave one hanging.
-  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }), z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: 'expected a header value without CR, LF, NUL or other control characters' })).default({}),
+  headers: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }),
+      z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: 'expected a header value without CR, LF, NUL or other control characters' }),
+    )
+    .default({}),
   /** Put the target in a named network (default: grouped by the chain id it reports). */
   network: targetName.optional(),
 });
@@ -77,7 +85,10 @@ const webSchema = z
     /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
     enable_lifecycle: z.boolean().default(false),
   })
-  .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, { error: 'reserved_connections must be less than max_connections', path: ['reserved_connections'] })
+  .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, {
+    error: 'reserved_connections must be less than max_connections',
+    path: ['reserved_connections'],
+  })
   .prefault({});
 
 /** The levels log.level takes; --help lists the same. */
@@ -98,7 +109,11 @@ const httpSchema = z
     headers_timeout: duration.prefault('10s'),
     body_timeout: duration.prefault('10s'),
     request_timeout: duration.prefault('15s'),
-    max_response_bytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    max_response_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(32 * 1024 * 1024),
     requests_per_second: z.number().positive().max(1000).default(10),
     burst: z.number().int().min(1).default(40),
     retries: z.number().int().min(0).max(10).default(2),
@@ -116,10 +131,13 @@ const discoverySchema = z.strictObject({ files: z.array(z.string().min(1)).defau
 const shardSchema = z
   .string()
   .regex(/^\d+\/\d+$/, { error: 'expected i/n, e.g. 0/3' })
-  .refine((v) => {
-    const [i, n] = v.split('/').map(Number) as [number, number];
-    return n >= 1 && i < n;
-  }, { error: 'expected 0 <= i < n' });
+  .refine(
+    (v) => {
+      const [i, n] = v.split('/').map(Number) as [number, number];
+      return n >= 1 && i < n;
+    },
+    { error: 'expected 0 <= i < n' },
+  );
 
 const probeSchema = z
   .strictObject({
@@ -135,7 +153,13 @@ const probeSchema = z
      * URLs that /probe?target=<url> may reach besides the configured targets: scheme, host, port
      * (`:*` or a bare `:` for any) and path prefix are compared after parsing; user-info is refused.
      */
-    allowed_urls: z.array(z.string().refine((s) => parseAllowRule(s) !== undefined, { error: 'expected scheme://host[:port|:*][/path prefix], http or https, without user-info, query or fragment' })).default([]),
+    allowed_urls: z
+      .array(
+        z.string().refine((s) => parseAllowRule(s) !== undefined, {
+          error: 'expected scheme://host[:port|:*][/path prefix], http or https, without user-info, query or fragment',
+        }),
+      )
+      .default([]),
   })
   .prefault({});
 
@@ -149,7 +173,11 @@ const limitsSchema = z
     /** The same for one network's network-scoped collectors. */
     series_per_network: z.number().int().min(100).default(250_000),
     /** The rendered /metrics body stops growing here; datanode_exporter_metrics_truncated says so. */
-    metrics_body_bytes: z.number().int().min(65536).default(48 * 1024 * 1024),
+    metrics_body_bytes: z
+      .number()
+      .int()
+      .min(65536)
+      .default(48 * 1024 * 1024),
   })
   .prefault({});
 
@@ -169,7 +197,11 @@ interface CheckedConfig {
 /** Rules across fields: targets exist and have unique names; each collector's own checks; schedulable intervals. */
 function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConfig, ctx: z.RefinementCtx): void {
   if (cfg.targets.length === 0 && cfg.discovery.files.length === 0) {
-    ctx.addIssue({ code: 'custom', path: ['targets'], message: 'expected at least one target (--datanode.url, targets: in the config file, or discovery.files)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['targets'],
+      message: 'expected at least one target (--datanode.url, targets: in the config file, or discovery.files)',
+    });
   }
   const seen = new Set<string>();
   cfg.targets.forEach((t, i) => {
@@ -178,12 +210,17 @@ function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConf
   });
   const settings = cfg.collectors as Record<string, CollectorSettings>;
   for (const c of collectors) {
-    for (const issue of c.check?.(settings[c.name]!) ?? []) ctx.addIssue({ code: 'custom', path: ['collectors', c.name, ...issue.path], message: issue.message });
+    for (const issue of c.check?.(settings[c.name]!) ?? [])
+      ctx.addIssue({ code: 'custom', path: ['collectors', c.name, ...issue.path], message: issue.message });
   }
   for (const [name, c] of Object.entries(settings)) {
     if (c.enabled === false) continue;
     if (!intervalToCron(c.interval)) {
-      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: `expected an interval that divides a minute, an hour or a day: one of ${SCHEDULABLE_INTERVALS.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['collectors', name, 'interval'],
+        message: `expected an interval that divides a minute, an hour or a day: one of ${SCHEDULABLE_INTERVALS.join(', ')}`,
+      });
     }
     if (c.timeout !== undefined && c.timeout > c.interval) {
       ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });

@@ -11,7 +11,7 @@ import { M, type MetricDef } from './catalogue.js';
 export const WHY = {
   secret: 'secret key material: never read into metrics, logs or errors',
   free_text: 'free text chosen by whoever submitted it: as a label it would be unbounded and could carry anything',
-  id: 'an id with nothing to measure: where it names what a series is about it is that series\' label, never a value',
+  id: "an id with nothing to measure: where it names what a series is about it is that series' label, never a value",
   unbounded: 'a new value per block or per key: as a label it would make a series each',
   pagination: 'the page envelope: the exporter walks every page (and counts them), nothing in it to measure',
   definition: 'part of how the market or order was defined when it was submitted, not a health signal',
@@ -50,8 +50,14 @@ const no = (field: string, not: Why, note?: string): FieldCoverage => ({ field, 
 const beyond = (release: string, f: FieldCoverage): FieldCoverage => ({ ...f, beyond: release });
 
 const SUBSCRIPTIONS = [
-  ['accountSubscriptions', 'accounts'], ['candleSubscriptions', 'candles'], ['marketDataSubscriptions', 'market_data'], ['marketDepthSubscriptions', 'market_depth'],
-  ['marketDepthUpdatesSubscriptions', 'market_depth_updates'], ['orderSubscriptions', 'orders'], ['positionsSubscriptions', 'positions'], ['tradeSubscriptions', 'trades'],
+  ['accountSubscriptions', 'accounts'],
+  ['candleSubscriptions', 'candles'],
+  ['marketDataSubscriptions', 'market_data'],
+  ['marketDepthSubscriptions', 'market_depth'],
+  ['marketDepthUpdatesSubscriptions', 'market_depth_updates'],
+  ['orderSubscriptions', 'orders'],
+  ['positionsSubscriptions', 'positions'],
+  ['tradeSubscriptions', 'trades'],
 ] as const;
 
 /** A market's data-source spec (settlement data, trading termination): its definition, not its health. */
@@ -67,17 +73,22 @@ function dataSourceSpec(path: string): FieldCoverage[] {
     no(`${p}.data.external.oracle.filters[].key.type`, 'definition'),
     no(`${p}.data.external.oracle.filters[].conditions[].operator`, 'definition'),
     no(`${p}.data.external.oracle.filters[].conditions[].value`, 'definition'),
-    no(`${p}.data.external.oracle.signers[].ethAddress.address`, 'id', 'the oracle\'s signer'),
-    no(`${p}.data.external.oracle.signers[].pubKey.key`, 'id', 'the oracle\'s signer'),
+    no(`${p}.data.external.oracle.signers[].ethAddress.address`, 'id', "the oracle's signer"),
+    no(`${p}.data.external.oracle.signers[].pubKey.key`, 'id', "the oracle's signer"),
     no(`${p}.data.internal.time.conditions[].operator`, 'definition'),
     no(`${p}.data.internal.time.conditions[].value`, 'definition'),
   ];
 }
 
 const POSITION_MONEY = [
-  ['takerFeesPaid', M.positionTakerFees, 'all'], ['makerFeesReceived', M.positionMakerFees, 'all'], ['feesPaid', M.positionOtherFees, 'all'],
-  ['takerFeesPaidSince', M.positionTakerFees, 'since_open'], ['makerFeesReceivedSince', M.positionMakerFees, 'since_open'], ['feesPaidSince', M.positionOtherFees, 'since_open'],
-  ['fundingPaymentAmount', M.positionFunding, 'all'], ['fundingPaymentAmountSince', M.positionFunding, 'since_open'],
+  ['takerFeesPaid', M.positionTakerFees, 'all'],
+  ['makerFeesReceived', M.positionMakerFees, 'all'],
+  ['feesPaid', M.positionOtherFees, 'all'],
+  ['takerFeesPaidSince', M.positionTakerFees, 'since_open'],
+  ['makerFeesReceivedSince', M.positionMakerFees, 'since_open'],
+  ['feesPaidSince', M.positionOtherFees, 'since_open'],
+  ['fundingPaymentAmount', M.positionFunding, 'all'],
+  ['fundingPaymentAmountSince', M.positionFunding, 'since_open'],
 ] as const;
 
 const ASSET_UNITS = 'in whole settlement-asset units (/ 10^asset decimals); absent while the decimals are unknown';
@@ -89,7 +100,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
     fields: [
       v('status', M.chainStatus, 'status'),
       ...SUBSCRIPTIONS.map(([f, kind]) => v(f, M.subscriptions, `kind="${kind}"`)),
-      v('appVersion', M.buildInfo, 'app_version', 'compared across a network\'s targets: vega_fleet_version_mismatch'),
+      v('appVersion', M.buildInfo, 'app_version', "compared across a network's targets: vega_fleet_version_mismatch"),
       v('appVersionHash', M.buildInfo, 'app_version_hash'),
       v('averageOrdersPerBlock', M.avgOrdersPerBlock),
       v('averageTxBytes', M.avgTxBytes),
@@ -125,7 +136,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
     source: '`GET /api/v2/networkhistory` (network_history collector)',
     fields: [
       v('connectedPeers', [M.nhPeers, M.nhConnections], undefined, 'counted: distinct peers and entries; the addresses are not exported'),
-      no('ipfsAddress', 'id', 'the node\'s own peer address'),
+      no('ipfsAddress', 'id', "the node's own peer address"),
       no('swarmKey', 'secret'),
       no('swarmKeySeed', 'secret'),
     ],
@@ -154,7 +165,12 @@ export const COVERAGE: readonly ResourceCoverage[] = [
       ...(['proposed', 'pending', 'open', 'close'] as const).map((e) => v(`marketTimestamps.${e}`, M.marketTimestamp, `event="${e}"`)),
       v('openingAuction.duration', M.marketAuctionDuration),
       v('openingAuction.volume', M.marketAuctionVolume),
-      v('priceMonitoringSettings.parameters.triggers[].auctionExtension', M.marketTriggerExtension, 'trigger', 'trigger is the index in the list (first 16); the count is vega_market_price_monitoring_triggers'),
+      v(
+        'priceMonitoringSettings.parameters.triggers[].auctionExtension',
+        M.marketTriggerExtension,
+        'trigger',
+        'trigger is the index in the list (first 16); the count is vega_market_price_monitoring_triggers',
+      ),
       v('priceMonitoringSettings.parameters.triggers[].horizon', M.marketTriggerHorizon, 'trigger'),
       v('priceMonitoringSettings.parameters.triggers[].probability', M.marketTriggerProbability, 'trigger'),
       no('tradableInstrument.instrument.id', 'id', 'the market id names the market'),
@@ -162,7 +178,12 @@ export const COVERAGE: readonly ResourceCoverage[] = [
       v('tradableInstrument.instrument.name', M.marketInfo, 'name'),
       v('tradableInstrument.instrument.metadata.tags', M.marketInfo, 'tags', 'comma-joined'),
       v('tradableInstrument.instrument.future.quoteName', M.marketInfo, 'quote_name'),
-      v('tradableInstrument.instrument.future.settlementAsset', M.marketInfo, 'settlement_asset', 'also the asset whose decimals scale the market\'s money series'),
+      v(
+        'tradableInstrument.instrument.future.settlementAsset',
+        M.marketInfo,
+        'settlement_asset',
+        "also the asset whose decimals scale the market's money series",
+      ),
       no('tradableInstrument.instrument.future.dataSourceSpecBinding.settlementDataProperty', 'free_text'),
       no('tradableInstrument.instrument.future.dataSourceSpecBinding.tradingTerminationProperty', 'free_text'),
       ...dataSourceSpec('dataSourceSpecForSettlementData'),
@@ -199,7 +220,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
       v('type', M.orderInfo, 'type'),
       v('status', M.orderStatus, 'status'),
       v('reason', M.orderReason, 'reason', 'only while set (rejected orders)'),
-      no('reference', 'free_text', 'the submitter\'s own reference'),
+      no('reference', 'free_text', "the submitter's own reference"),
       v('createdAt', M.orderTimestamp, 'event="created"'),
       v('updatedAt', M.orderTimestamp, 'event="updated"'),
       v('expiresAt', M.orderTimestamp, 'event="expires"'),
@@ -223,7 +244,9 @@ export const COVERAGE: readonly ResourceCoverage[] = [
       v('lossSocialisationAmount', M.positionLossSoc, undefined, ASSET_UNITS),
       v('positionStatus', M.positionStatus, 'status'),
       v('updatedAt', M.positionUpdated, undefined, 'unix nanoseconds, exported in seconds'),
-      ...POSITION_MONEY.map(([f, metric, period]) => beyond('v0.79', v(f, metric, `period="${period}"`, `${ASSET_UNITS}; absent (no series) from nodes before v0.79`))),
+      ...POSITION_MONEY.map(([f, metric, period]) =>
+        beyond('v0.79', v(f, metric, `period="${period}"`, `${ASSET_UNITS}; absent (no series) from nodes before v0.79`)),
+      ),
     ],
   },
   {
@@ -242,7 +265,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
   },
   {
     resource: 'Key rotation',
-    source: '`GET /api/v2/vega/keys/rotations`, else the specification\'s `/api/v2/chain/keys/rotations` (key_rotations collector)',
+    source: "`GET /api/v2/vega/keys/rotations`, else the specification's `/api/v2/chain/keys/rotations` (key_rotations collector)",
     fields: [
       v('nodeId', [M.rotations, M.rotationLastHeight], 'node_id'),
       no('oldPubKey', 'unbounded'),

@@ -91,7 +91,14 @@ export class FamilyRegistry {
       const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [this.registry] };
       const metric = def.type === 'counter' ? new Counter(config) : new Gauge(config);
       // The family's series live in the store: prom-client reads them here when it renders.
-      metric.get = async () => ({ name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name, help: def.help, type: def.type, aggregator: 'sum', values: (this.reading.get(def) ?? source.series(def)) as MetricValue<string>[] }) as unknown as MetricObjectWithValues<MetricValue<string>>;
+      metric.get = async () =>
+        ({
+          name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name,
+          help: def.help,
+          type: def.type,
+          aggregator: 'sum',
+          values: (this.reading.get(def) ?? source.series(def)) as MetricValue<string>[],
+        }) as unknown as MetricObjectWithValues<MetricValue<string>>;
       this.order.push({ key: def.name, def });
     }
     if (!own) return;
@@ -101,7 +108,12 @@ export class FamilyRegistry {
     // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     const b = own.build;
-    new Gauge({ name: 'datanode_exporter_build_info', help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.', labelNames: ['version', 'revision', 'branch', 'nodejs_version'], registers: [this.registry] }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
+    new Gauge({
+      name: 'datanode_exporter_build_info',
+      help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.',
+      labelNames: ['version', 'revision', 'branch', 'nodejs_version'],
+      registers: [this.registry],
+    }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
     new Gauge({
       name: 'datanode_exporter_series',
       help: 'Series currently served from polled data (upstream and per-collector series).',
@@ -265,11 +277,14 @@ export class Exposition {
       this.again = true;
       return;
     }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      // A failed render leaves the last body in place; the next change renders again.
-      this.renderNow().catch(() => {});
-    }, Math.max(0, this.lastRender + RENDER_EVERY_MS - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        // A failed render leaves the last body in place; the next change renders again.
+        this.renderNow().catch(() => {});
+      },
+      Math.max(0, this.lastRender + RENDER_EVERY_MS - Date.now()),
+    );
     this.timer.unref();
   }
 

@@ -19,7 +19,10 @@ export class Discovery {
   private readonly files = new Map<string, FileState>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(paths: readonly string[], private readonly log: Logger) {
+  constructor(
+    paths: readonly string[],
+    private readonly log: Logger,
+  ) {
     for (const p of paths) this.files.set(p, { digest: undefined, targets: [], error: undefined });
   }
 

@@ -7,7 +7,11 @@ import type { TargetRuntime } from './target-runtime.js';
 export class NetworkRuntime {
   readonly runners: CollectorRunner[];
 
-  constructor(readonly network: string, ctx: RuntimeContext, members: () => TargetRuntime[]) {
+  constructor(
+    readonly network: string,
+    ctx: RuntimeContext,
+    members: () => TargetRuntime[],
+  ) {
     // Requests made for the network are counted on the targets that served them.
     const applied = () => members().forEach((t) => t.applyRequestCounts());
     const candidates = () => {

@@ -23,10 +23,29 @@ export interface RuntimeContext {
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */
-export function runnersFor(scope: Scope, scopeValue: string, ctx: RuntimeContext, candidates: () => Candidate[], onApplied: (r: CollectorRunner) => void): CollectorRunner[] {
+export function runnersFor(
+  scope: Scope,
+  scopeValue: string,
+  ctx: RuntimeContext,
+  candidates: () => Candidate[],
+  onApplied: (r: CollectorRunner) => void,
+): CollectorRunner[] {
   const limits = ctx.config.limits;
   const deps = { directory: new Directory(), seriesLimit: scope === 'node' ? limits.series_per_target : limits.series_per_network };
   return ctx.collectors
     .filter((m) => m.scope === scope && isEnabled(ctx.config, m))
-    .map((m) => new CollectorRunner({ scopeValue, collector: m, instance: m.create(settingsOf(ctx.config, m), deps), candidates, store: ctx.store, settings: runnerSettings(ctx.config, m), log: ctx.log, onApplied, firstPolls: ctx.firstPolls }));
+    .map(
+      (m) =>
+        new CollectorRunner({
+          scopeValue,
+          collector: m,
+          instance: m.create(settingsOf(ctx.config, m), deps),
+          candidates,
+          store: ctx.store,
+          settings: runnerSettings(ctx.config, m),
+          log: ctx.log,
+          onApplied,
+          firstPolls: ctx.firstPolls,
+        }),
+    );
 }

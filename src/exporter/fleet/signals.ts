@@ -117,7 +117,10 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
     // Data agreement among nodes at about the same height: a node far behind is not compared
     // (its lag is reported by the height signals instead).
     const printed = healthy.filter((t) => t.fingerprint !== undefined);
-    const heights = printed.map((t) => t.fingerprint!.height).filter((h): h is bigint => h !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const heights = printed
+      .map((t) => t.fingerprint!.height)
+      .filter((h): h is bigint => h !== undefined)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const ref = heights[Math.floor(heights.length / 2)];
     const comparable = printed.filter((t) => {
       const h = t.fingerprint!.height;
@@ -131,7 +134,10 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
   }
 
   // Chain ids are compared within a configured network, and across all targets that have none.
-  const groups = groupBy(views.filter((t) => t.healthy && t.facts?.chainId !== undefined), (t) => t.configuredNetwork ?? '*');
+  const groups = groupBy(
+    views.filter((t) => t.healthy && t.facts?.chainId !== undefined),
+    (t) => t.configuredNetwork ?? '*',
+  );
   for (const [group, members] of groups) {
     disagreement(members.map((t) => t.facts!.chainId!)).forEach((bad, i) => {
       out.push({ metric: M.fleetChainIdMismatch, values: [members[i]!.name, group], value: bad ? 1 : 0 });

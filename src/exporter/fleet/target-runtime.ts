@@ -18,7 +18,11 @@ export class TargetRuntime {
   /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
   private poll: PollTrack | undefined;
 
-  constructor(readonly cfg: TargetConfig, private readonly ctx: RuntimeContext, onApplied: (r: CollectorRunner) => void) {
+  constructor(
+    readonly cfg: TargetConfig,
+    private readonly ctx: RuntimeContext,
+    onApplied: (r: CollectorRunner) => void,
+  ) {
     const h = ctx.config.http;
     this.httpKey = { scope: 'target', id: cfg.name, source: 'http' };
     this.client = new DatanodeClient({
@@ -91,7 +95,8 @@ export class TargetRuntime {
     const samples: Sample[] = [];
     for (const endpoint of [...this.counts.keys()].sort()) {
       const byStatus = this.counts.get(endpoint)!;
-      for (const status of [...byStatus.keys()].sort()) samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
+      for (const status of [...byStatus.keys()].sort())
+        samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
     }
     // Shown while it lasts: the next poll after it ends re-renders without it.
     const until = this.client.backoffUntil();

@@ -19,9 +19,18 @@ export function intervalToCron(ms: number): string | undefined {
 
 /** Every interval intervalToCron accepts, as an operator writes it ("15s", "5m", "24h"). */
 export const SCHEDULABLE_INTERVALS: readonly string[] = [
-  ...[...Array(59).keys()].map((i) => i + 1).filter((s) => intervalToCron(s * 1000)).map((s) => `${s}s`),
-  ...[...Array(59).keys()].map((i) => i + 1).filter((m) => intervalToCron(m * 60_000)).map((m) => `${m}m`),
-  ...[...Array(24).keys()].map((i) => i + 1).filter((h) => intervalToCron(h * 3_600_000)).map((h) => `${h}h`),
+  ...[...Array(59).keys()]
+    .map((i) => i + 1)
+    .filter((s) => intervalToCron(s * 1000))
+    .map((s) => `${s}s`),
+  ...[...Array(59).keys()]
+    .map((i) => i + 1)
+    .filter((m) => intervalToCron(m * 60_000))
+    .map((m) => `${m}m`),
+  ...[...Array(24).keys()]
+    .map((i) => i + 1)
+    .filter((h) => intervalToCron(h * 3_600_000))
+    .map((h) => `${h}h`),
 ];
 
 /**

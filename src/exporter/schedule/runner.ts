@@ -81,7 +81,19 @@ const WATCHDOG_GRACE_MS = 1000;
 const READY_AFTER_MS = 5000;
 
 export class CollectorRunner {
-  readonly state: RunnerState = { runs: 0, success: undefined, lastSuccessMs: undefined, durationS: undefined, lastErrorCode: undefined, pagesTotal: 0, truncated: false, facts: undefined, answeredBy: undefined, skipped: new Map(), limited: false };
+  readonly state: RunnerState = {
+    runs: 0,
+    success: undefined,
+    lastSuccessMs: undefined,
+    durationS: undefined,
+    lastErrorCode: undefined,
+    pagesTotal: 0,
+    truncated: false,
+    facts: undefined,
+    answeredBy: undefined,
+    skipped: new Map(),
+    limited: false,
+  };
   readonly scopeValue: string;
   readonly collector: CollectorIdentity;
   readonly settings: RunnerSettings;
@@ -178,7 +190,10 @@ export class CollectorRunner {
     // abandons the poll shortly after, so that every poll ends and is reported failed.
     let watchdog: NodeJS.Timeout | undefined;
     const abandoned = new Promise<Asked>((resolve) => {
-      watchdog = setTimeout(() => resolve({ error: new ExporterError('POLL_TIMEOUT', `poll still running ${WATCHDOG_GRACE_MS} ms after its deadline; abandoned`) }), this.settings.timeoutMs + WATCHDOG_GRACE_MS);
+      watchdog = setTimeout(
+        () => resolve({ error: new ExporterError('POLL_TIMEOUT', `poll still running ${WATCHDOG_GRACE_MS} ms after its deadline; abandoned`) }),
+        this.settings.timeoutMs + WATCHDOG_GRACE_MS,
+      );
       watchdog.unref();
     });
     try {
@@ -196,7 +211,13 @@ export class CollectorRunner {
     let error: unknown = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
     for (const cand of this.o.candidates()) {
       try {
-        const result = await this.o.instance.collect({ target: this.scopeValue, client: cand.client, signal, pageSize: this.settings.pageSize, maxPages: this.settings.maxPages });
+        const result = await this.o.instance.collect({
+          target: this.scopeValue,
+          client: cand.client,
+          signal,
+          pageSize: this.settings.pageSize,
+          maxPages: this.settings.maxPages,
+        });
         return { result, answeredBy: cand.target, error: undefined };
       } catch (err) {
         error = err;
@@ -255,7 +276,10 @@ export class CollectorRunner {
     const budget = Math.max(0, this.settings.seriesLimit - this.o.store.seriesIn(this.dataKey));
     const limited = samples.length > budget;
     if (limited && !this.state.limited) {
-      this.log.warn({ code: 'SERIES_LIMIT', series: samples.length, kept: budget, limit: this.settings.seriesLimit }, 'series limit reached: the collector stops adding series');
+      this.log.warn(
+        { code: 'SERIES_LIMIT', series: samples.length, kept: budget, limit: this.settings.seriesLimit },
+        'series limit reached: the collector stops adding series',
+      );
     }
     if (!limited && this.state.limited) this.log.info({}, 'back under the series limit');
     this.state.limited = limited;
@@ -271,7 +295,8 @@ export class CollectorRunner {
       { metric: node ? M.collectorSuccess : M.netCollectorSuccess, values: [v, c.name], value: s.success ? 1 : 0 },
       { metric: node ? M.collectorDuration : M.netCollectorDuration, values: [v, c.name], value: s.durationS ?? 0 },
     ];
-    if (s.lastSuccessMs !== undefined) out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
+    if (s.lastSuccessMs !== undefined)
+      out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
     out.push({ metric: node ? M.collectorSeriesLimited : M.netCollectorSeriesLimited, values: [v, c.name], value: s.limited ? 1 : 0 });
     if (c.upMetric) out.push({ metric: c.upMetric, values: [v], value: s.success ? (up ?? 1) : 0 });
     if (s.pagesTotal > 0 || c.paginated) {
@@ -285,6 +310,7 @@ export class CollectorRunner {
 }
 
 function cronLogger(log: Logger) {
-  const line = (level: 'info' | 'warn' | 'error' | 'debug') => (message: string, err?: Error) => log[level]({ code: 'SCHEDULE', ...(err ? { err: err.message } : {}) }, `scheduler: ${message}`);
+  const line = (level: 'info' | 'warn' | 'error' | 'debug') => (message: string, err?: Error) =>
+    log[level]({ code: 'SCHEDULE', ...(err ? { err: err.message } : {}) }, `scheduler: ${message}`);
   return { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') };
 }

@@ -53,7 +53,12 @@ export function bodyBound(endpoint: string, pageSize: number | undefined, maxByt
 
 function listBound(row: Row, rows: number): BodyBound {
   // A node may send more rows than asked: any one array may hold a full unpaginated list.
-  return { bytes: rows * row.bytes + SINGLE.bytes, tokens: rows * row.tokens + SINGLE.tokens, containers: rows * row.containers + SINGLE.containers, items: MAX_LIST_ROWS };
+  return {
+    bytes: rows * row.bytes + SINGLE.bytes,
+    tokens: rows * row.tokens + SINGLE.tokens,
+    containers: rows * row.containers + SINGLE.containers,
+    items: MAX_LIST_ROWS,
+  };
 }
 
 /**

@@ -103,7 +103,8 @@ export class DatanodeClient {
       const wait = this.pacer.blockedUntil - Date.now();
       if (wait > 0) {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
-        if (wait > 5_000) throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
+        if (wait > 5_000)
+          throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
         await sleep(wait, signal);
       }
       await this.pacer.bucket.take(signal);
@@ -232,7 +233,8 @@ function parseJson(text: string, bytes: number, status: number, endpoint: string
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    if (status >= 200 && status < 300) throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${bytes} bytes)`, { cause: err });
+    if (status >= 200 && status < 300)
+      throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid JSON (${bytes} bytes)`, { cause: err });
     return undefined;
   }
 }
@@ -274,6 +276,8 @@ function httpError(endpoint: string, status: number, headers: Record<string, str
     if (d && typeof d.message === 'string' && d.message !== '') text = d.message;
   }
   if (text !== undefined && text.length > 200) text = `${text.slice(0, 200)}…`;
-  const retry = Number(header(headers, 'ratelimit-retry-after') ?? header(headers, 'retry-after') ?? (status === 429 ? header(headers, 'ratelimit-reset') : undefined));
+  const retry = Number(
+    header(headers, 'ratelimit-retry-after') ?? header(headers, 'retry-after') ?? (status === 429 ? header(headers, 'ratelimit-reset') : undefined),
+  );
   return new UpstreamHttpError(status, endpoint, grpc, detailCode, text, Number.isFinite(retry) && retry >= 0 ? retry : undefined);
 }

@@ -4,10 +4,13 @@
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     const onAbort = (): void => {
       clearTimeout(t);
       reject(signal?.reason as Error);
@@ -20,7 +23,10 @@ export class TokenBucket {
   private tokens: number;
   private at = performance.now();
 
-  constructor(private rate: number, private burst: number) {
+  constructor(
+    private rate: number,
+    private burst: number,
+  ) {
     this.tokens = burst;
   }
 

@@ -13,7 +13,10 @@ export class EnumLabels {
   private readonly unknown = new Set<string>();
   private readonly knownSet: ReadonlySet<string>;
 
-  constructor(readonly known: readonly string[], private readonly maxUnknown = MAX_UNKNOWN_ENUM_VALUES) {
+  constructor(
+    readonly known: readonly string[],
+    private readonly maxUnknown = MAX_UNKNOWN_ENUM_VALUES,
+  ) {
     this.knownSet = new Set(known);
   }
 

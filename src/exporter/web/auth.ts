@@ -39,13 +39,22 @@ export const webConfigSchema = z.strictObject({
       path: ['client_ca_file'],
     })
     .optional(),
-  http_server_config: z
-    .strictObject({ http2: z.boolean().optional(), headers: z.record(z.string(), z.string()).default({}) })
-    .optional(),
-  basic_auth_users: z.record(z.string().min(1), z.string().regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' }).refine((h) => {
-    const cost = Number(h.slice(4, 6));
-    return cost >= 4 && cost <= 31;
-  }, { error: 'expected a bcrypt cost from 04 to 31' })).default({}),
+  http_server_config: z.strictObject({ http2: z.boolean().optional(), headers: z.record(z.string(), z.string()).default({}) }).optional(),
+  basic_auth_users: z
+    .record(
+      z.string().min(1),
+      z
+        .string()
+        .regex(BCRYPT, { error: 'expected a bcrypt hash ($2a$, $2b$ or $2y$)' })
+        .refine(
+          (h) => {
+            const cost = Number(h.slice(4, 6));
+            return cost >= 4 && cost <= 31;
+          },
+          { error: 'expected a bcrypt cost from 04 to 31' },
+        ),
+    )
+    .default({}),
   unauthenticated_paths: z.array(z.string().startsWith('/')).default(['/healthz', '/readyz']),
 });
 
@@ -62,7 +71,9 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   }
   const parsed = webConfigSchema.safeParse(doc ?? {});
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `web.config.file (${path}): ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`).join('; '));
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `web.config.file (${path}): ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`).join('; '),
+    );
   }
   const config = parsed.data;
   const t = config.tls_server_config;
@@ -94,7 +105,6 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
 /** A cost-10 hash of a throwaway password: unknown users pay a comparison too (no user enumeration by timing). */
 const DUMMY_HASH = '$2b$10$AKSkZtriJDuKSTFWbqfmyO/xTIgWHkOwhBCw8pFXQVokYa7zQHQqK';
 
-
 /**
  * Basic-auth checks: a bcrypt verification costs tens of milliseconds, so a successful one is
  * remembered (keyed by a SHA-256 of the credentials, never the password itself) for as long as it
@@ -111,7 +121,10 @@ export class BasicAuth {
   private static readonly TTL_MS = 5 * 60_000;
   private static readonly MAX_CLIENTS = 10_000;
 
-  constructor(users: Record<string, string>, private readonly limits: AuthLimits = DEFAULT_AUTH_LIMITS) {
+  constructor(
+    users: Record<string, string>,
+    private readonly limits: AuthLimits = DEFAULT_AUTH_LIMITS,
+  ) {
     this.users = new Map(Object.entries(users).map(([u, h]) => [createHash('sha256').update(u).digest(), h.replace(/^\$2y\$/, '$2b$')]));
     this.pool = new BcryptPool(limits);
   }
@@ -200,7 +213,11 @@ function credentials(header: string | undefined): { user: string; pass: string; 
 const failureKey = (address: string, user: string): string => `${address}\u0000${user}`;
 
 /** Wrap a request listener with client-certificate checks, basic auth and extra headers. */
-export function protect(handler: Http.RequestListener, web: WebConfig | undefined, limits: AuthLimits = DEFAULT_AUTH_LIMITS): Http.RequestListener & { close: () => Promise<void> } {
+export function protect(
+  handler: Http.RequestListener,
+  web: WebConfig | undefined,
+  limits: AuthLimits = DEFAULT_AUTH_LIMITS,
+): Http.RequestListener & { close: () => Promise<void> } {
   if (!web) return Object.assign(handler, { close: async () => {} });
   const auth = new BasicAuth(web.basic_auth_users, limits);
   const open = new Set(web.unauthenticated_paths);
@@ -214,25 +231,34 @@ export function protect(handler: Http.RequestListener, web: WebConfig | undefine
       res.writeHead(403, { 'content-type': 'text/plain' }).end('a client certificate is required\n');
       return;
     }
-    if (clientAuth === 'VerifyClientCertIfGiven' && typeof sock.getPeerCertificate === 'function' && Object.keys(sock.getPeerCertificate()).length > 0 && !sock.authorized) {
+    if (
+      clientAuth === 'VerifyClientCertIfGiven' &&
+      typeof sock.getPeerCertificate === 'function' &&
+      Object.keys(sock.getPeerCertificate()).length > 0 &&
+      !sock.authorized
+    ) {
       res.writeHead(403, { 'content-type': 'text/plain' }).end('client certificate not trusted\n');
       return;
     }
     if (!auth.enabled || open.has(path)) return handler(req, res);
     const client = req.socket.remoteAddress ?? '';
-    auth.check(req.headers.authorization, client, () => req.socket.destroyed).then(
-      (r) => {
-        if (r === 'ok') return handler(req, res);
-        if (r === 'gone' || res.destroyed) return;
-        if (r === 'limited' || r === 'busy') {
-          const wait = r === 'limited' ? (auth.retryAfter(client, req.headers.authorization) ?? 1) : 1;
-          res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(wait) }).end(r === 'limited' ? 'too many failed logins for this user from this address\n' : 'too many logins being checked; try again\n');
-          return;
-        }
-        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="datanode-exporter"' }).end('unauthorized\n');
-      },
-      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n'),
-    );
+    auth
+      .check(req.headers.authorization, client, () => req.socket.destroyed)
+      .then(
+        (r) => {
+          if (r === 'ok') return handler(req, res);
+          if (r === 'gone' || res.destroyed) return;
+          if (r === 'limited' || r === 'busy') {
+            const wait = r === 'limited' ? (auth.retryAfter(client, req.headers.authorization) ?? 1) : 1;
+            res
+              .writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(wait) })
+              .end(r === 'limited' ? 'too many failed logins for this user from this address\n' : 'too many logins being checked; try again\n');
+            return;
+          }
+          res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="datanode-exporter"' }).end('unauthorized\n');
+        },
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n'),
+      );
   };
   return Object.assign(listener, { close: () => auth.close() });
 }

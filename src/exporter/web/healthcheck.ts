@@ -65,7 +65,8 @@ export async function healthcheck(argv: string[], env: NodeJS.ProcessEnv = proce
     if (config.web.config_file) {
       const web = (await import('./auth.js')).loadWebConfig(config.web.config_file);
       tls = web.tls !== undefined;
-      if (web.tls && web.config.tls_server_config?.client_auth_type.startsWith('Require')) clientPair = { cert: web.tls.cert as Buffer, key: web.tls.key as Buffer };
+      if (web.tls && web.config.tls_server_config?.client_auth_type.startsWith('Require'))
+        clientPair = { cert: web.tls.cert as Buffer, key: web.tls.key as Buffer };
     }
     url = healthUrl(config.web.listen_address, tls);
   } catch (err) {

@@ -66,7 +66,10 @@ export class Prober {
     const rt = this.configured(target);
     if (rt) return { rt, store: this.ctx.store };
     if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) return { status: 400, reason: 'not a configured target' };
-    const checked = checkProbeUrl(target, this.config.probe.allowed_urls.map(parseAllowRule).filter((r): r is AllowRule => r !== undefined));
+    const checked = checkProbeUrl(
+      target,
+      this.config.probe.allowed_urls.map(parseAllowRule).filter((r): r is AllowRule => r !== undefined),
+    );
     if (!('url' in checked)) return checked;
     const key = checked.url.href;
     let entry = this.urlTargets.get(key);
@@ -75,7 +78,11 @@ export class Prober {
       const now = Date.now();
       if (now - this.made.windowStart >= 60_000) this.made = { windowStart: now, count: 0 };
       if (this.made.count >= this.config.probe.new_url_targets_per_minute) {
-        return { status: 429, reason: 'too many new probe URL targets this minute', retryAfter: Math.max(1, Math.ceil((this.made.windowStart + 60_000 - now) / 1000)) };
+        return {
+          status: 429,
+          reason: 'too many new probe URL targets this minute',
+          retryAfter: Math.max(1, Math.ceil((this.made.windowStart + 60_000 - now) / 1000)),
+        };
       }
       this.made.count += 1;
       const store = new SeriesStore();
@@ -115,14 +122,30 @@ export class Prober {
     const found = this.resolve(target);
     // One line of text, the target quoted and cut short.
     if ('reason' in found) {
-      return { status: found.status, contentType: TEXT, ...(found.retryAfter !== undefined ? { headers: { 'retry-after': String(found.retryAfter) } } : {}), body: `unknown target ${quoted(target, 200)}: ${found.reason}\n` };
+      return {
+        status: found.status,
+        contentType: TEXT,
+        ...(found.retryAfter !== undefined ? { headers: { 'retry-after': String(found.retryAfter) } } : {}),
+        body: `unknown target ${quoted(target, 200)}: ${found.reason}\n`,
+      };
     }
     const { rt, store } = found;
-    const wanted = (query.get('collectors') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const wanted = (query.get('collectors') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
     if (unknown.length > 0) {
-      const echoed = unknown.slice(0, ECHO_NAMES).map((u) => quoted(u)).join(', ') + (unknown.length > ECHO_NAMES ? ', …' : '');
-      return { status: 400, contentType: TEXT, body: `unknown or disabled collectors: ${echoed} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n` };
+      const echoed =
+        unknown
+          .slice(0, ECHO_NAMES)
+          .map((u) => quoted(u))
+          .join(', ') + (unknown.length > ECHO_NAMES ? ', …' : '');
+      return {
+        status: 400,
+        contentType: TEXT,
+        body: `unknown or disabled collectors: ${echoed} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n`,
+      };
     }
     const runners = wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
     // Leave half a second of Prometheus's deadline for rendering and the network.
@@ -136,10 +159,15 @@ export class Prober {
       onExpired = () => resolve('late');
       deadline.signal.addEventListener('abort', onExpired, { once: true });
     });
-    const stale = (s: (typeof runners)[number]['state']): boolean => s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
+    const stale = (s: (typeof runners)[number]['state']): boolean =>
+      s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
     let waited: ('done' | 'late' | 'fresh')[];
     try {
-      waited = await Promise.all(runners.map((r) => (stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const))));
+      waited = await Promise.all(
+        runners.map((r) =>
+          stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const),
+        ),
+      );
     } finally {
       deadline.signal.removeEventListener('abort', onExpired);
       deadline.dispose();
@@ -166,7 +194,10 @@ export class Prober {
       const key = `${r.collector.name}\u0000${code}`;
       if ((this.logged.get(key) ?? -Infinity) > now - LOG_WINDOW_MS) continue;
       this.logged.set(key, now);
-      this.ctx.log.warn({ code, collector: r.collector.name, target: rt.cfg.name }, 'probe of a URL target failing (logged once a minute per collector and code)');
+      this.ctx.log.warn(
+        { code, collector: r.collector.name, target: rt.cfg.name },
+        'probe of a URL target failing (logged once a minute per collector and code)',
+      );
     }
   }
 

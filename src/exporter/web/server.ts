@@ -18,7 +18,10 @@ export interface ServerDeps {
   status: () => RunnerStatus[];
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
-  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined) => Promise<{ status: number; body: string; contentType: string; headers?: Record<string, string> }>;
+  probe: (
+    query: URLSearchParams,
+    scrapeTimeoutSeconds: number | undefined,
+  ) => Promise<{ status: number; body: string; contentType: string; headers?: Record<string, string> }>;
   reload: () => Promise<void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
@@ -62,7 +65,10 @@ export function createApp(deps: ServerDeps): express.Express {
 
   app.get('/readyz', (_req, res) => {
     const pending = deps.pending();
-    res.status(pending.length === 0 ? 200 : 503).type('text/plain').send(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+    res
+      .status(pending.length === 0 ? 200 : 503)
+      .type('text/plain')
+      .send(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
   });
 
   app.get('/probe', async (req, res) => {
@@ -70,7 +76,10 @@ export function createApp(deps: ServerDeps): express.Express {
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
     const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
-    res.status(out.status).set({ ...out.headers, 'content-type': out.contentType }).send(out.body);
+    res
+      .status(out.status)
+      .set({ ...out.headers, 'content-type': out.contentType })
+      .send(out.body);
   });
 
   app.post('/-/reload', async (_req, res) => {
@@ -84,7 +93,10 @@ export function createApp(deps: ServerDeps): express.Express {
       res.type('text/plain').send('reloaded\n');
     } catch (err) {
       // The old configuration stays in force.
-      res.status(400).type('text/plain').send(`reload failed: ${(err as Error).message}\n`);
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`reload failed: ${(err as Error).message}\n`);
     }
   });
 
@@ -123,7 +135,10 @@ ${collectors.join('\n')}
     const status = httpStatusOf(err);
     if (status >= 500) deps.log?.error({ code: 'HTTP_HANDLER', path: req.path, err: err instanceof Error ? err.message : String(err) }, 'request failed');
     if (res.headersSent) return void res.end();
-    res.status(status).type('text/plain').send(status >= 500 ? 'internal error\n' : 'bad request\n');
+    res
+      .status(status)
+      .type('text/plain')
+      .send(status >= 500 ? 'internal error\n' : 'bad request\n');
   });
   return app;
 }

@@ -23,11 +23,23 @@ export async function startWeb(deps: ServerDeps, web: Config['web'], address: st
   // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
   const a = web.auth;
   const guarded = auth
-    ? (await import('./auth.js')).protect(app, auth.config, { maxConcurrentChecks: a.max_concurrent_checks, maxQueuedChecks: a.max_queued_checks, maxFailuresPerClient: a.max_failures_per_client, failureWindowMs: a.failure_window })
+    ? (await import('./auth.js')).protect(app, auth.config, {
+        maxConcurrentChecks: a.max_concurrent_checks,
+        maxQueuedChecks: a.max_queued_checks,
+        maxFailuresPerClient: a.max_failures_per_client,
+        failureWindowMs: a.failure_window,
+      })
     : Object.assign((req: http.IncomingMessage, res: http.ServerResponse): void => void app(req, res), { close: async () => {} });
   let server: http.Server;
   try {
-    server = await listen(guarded, { address, maxConnections: web.max_connections, reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)), headersTimeoutMs: web.read_header_timeout, requestTimeoutMs: web.request_timeout, tls: auth?.tls });
+    server = await listen(guarded, {
+      address,
+      maxConnections: web.max_connections,
+      reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)),
+      headersTimeoutMs: web.read_header_timeout,
+      requestTimeoutMs: web.request_timeout,
+      tls: auth?.tls,
+    });
   } catch (err) {
     await guarded.close();
     throw err;

@@ -56,17 +56,31 @@ function statistics(): void {
   e.add('vega_epoch_start_timestamp_seconds', t, rfc3339ToSeconds(s.epochStartTime));
   e.add('vega_epoch_expiry_timestamp_seconds', t, rfc3339ToSeconds(s.epochExpiryTime));
   e.stateSet('vega_chain_status', t, 'status', ENUMS.ChainStatus, s.status);
-  e.int('vega_build_info', {
-    ...t, app_version: s.appVersion, app_version_hash: s.appVersionHash, chain_version: s.chainVersion, chain_id: s.chainId,
-  }, 1);
+  e.int(
+    'vega_build_info',
+    {
+      ...t,
+      app_version: s.appVersion,
+      app_version_hash: s.appVersionHash,
+      chain_version: s.chainVersion,
+      chain_id: s.chainId,
+    },
+    1,
+  );
   for (const [field, kind] of [
-    ['orderSubscriptions', 'order'], ['tradeSubscriptions', 'trade'], ['candleSubscriptions', 'candle'],
-    ['marketDepthSubscriptions', 'market_depth'], ['positionsSubscriptions', 'positions'],
-    ['accountSubscriptions', 'account'], ['marketDataSubscriptions', 'market_data'],
+    ['orderSubscriptions', 'order'],
+    ['tradeSubscriptions', 'trade'],
+    ['candleSubscriptions', 'candle'],
+    ['marketDepthSubscriptions', 'market_depth'],
+    ['positionsSubscriptions', 'positions'],
+    ['accountSubscriptions', 'account'],
+    ['marketDataSubscriptions', 'market_data'],
     ['marketDepthUpdatesSubscriptions', 'market_depth_updates'],
   ] as const) {
     e.ambiguous.push({
-      name: 'vega_subscriptions', labels: { ...t, kind }, value: String(s[field]),
+      name: 'vega_subscriptions',
+      labels: { ...t, kind },
+      value: String(s[field]),
       reading: `one series per statistics.*Subscriptions field; kind = the field name without "Subscriptions", in snake_case (docs do not list the kind values)`,
     });
   }
@@ -80,7 +94,12 @@ function statistics(): void {
     ['vega_collector_success', { ...t, collector: 'statistics' }, '1'],
   ];
   for (const [name, labels, value] of fleet) {
-    e.ambiguous.push({ name, labels, value, reading: 'single target, network taken from statistics.chainId; collector label = the collector name of docs/metrics.md' });
+    e.ambiguous.push({
+      name,
+      labels,
+      value,
+      reading: 'single target, network taken from statistics.chainId; collector label = the collector name of docs/metrics.md',
+    });
   }
   e.write('statistics.expected.json', {
     fixture: 'statistics.json',
@@ -111,11 +130,15 @@ function statisticsReplaying(): void {
   e.none('vega_epoch_start_timestamp_seconds', 'epochStartTime is 0001-01-01T00:00:00Z (unset)', t);
   e.none('vega_epoch_expiry_timestamp_seconds', 'epochExpiryTime is 0001-01-01T00:00:00Z (unset)', t);
   e.ambiguous.push({
-    name: 'vega_block_duration_seconds', labels: t, value: '0',
+    name: 'vega_block_duration_seconds',
+    labels: t,
+    value: '0',
     reading: 'blockDuration "0" is a number, not an unset marker from the docs\' list, so it is exported as 0',
   });
   e.ambiguous.push({
-    name: 'vega_build_info', labels: { ...t, app_version: s.appVersion, app_version_hash: s.appVersionHash, chain_version: s.chainVersion, chain_id: '' }, value: '1',
+    name: 'vega_build_info',
+    labels: { ...t, app_version: s.appVersion, app_version_hash: s.appVersionHash, chain_version: s.chainVersion, chain_id: '' },
+    value: '1',
     reading: 'chainId "" gives an empty (= absent) chain_id label rather than dropping vega_build_info',
   });
   e.write('statistics-replaying.expected.json', {
@@ -208,7 +231,11 @@ function positions(): void {
     context: {
       network: NETWORK,
       config: {
-        party_ids: ['682422f8edd289a388ea4c746e8106799a1cbde59b1f079ce0c5704457a4ccfc', '0840622c98df43523b51bf5baaa6d98baeaa7e02c9ff03ebc36db48653e7394e', 'network'],
+        party_ids: [
+          '682422f8edd289a388ea4c746e8106799a1cbde59b1f079ce0c5704457a4ccfc',
+          '0840622c98df43523b51bf5baaa6d98baeaa7e02c9ff03ebc36db48653e7394e',
+          'network',
+        ],
         market_ids: [],
         asset_decimals: { [USDT]: 6 },
       },
@@ -221,7 +248,9 @@ function positions(): void {
 // ------------------------------------------------------------------------------------------ orders
 function order(): void {
   const o = load('order.json').order;
-  const m = load('api-v2-markets.json').markets.edges.map((x: any) => x.node).find((x: any) => x.id === o.marketId);
+  const m = load('api-v2-markets.json')
+    .markets.edges.map((x: any) => x.node)
+    .find((x: any) => x.id === o.marketId);
   const e = new Expect();
   const l = { network: NETWORK, order_id: o.id };
   e.int('vega_order_found', l, 1);
@@ -231,7 +260,11 @@ function order(): void {
   e.add('vega_order_remaining', l, scaleDown(o.remaining, m.positionDecimalPlaces));
   e.add('vega_order_price', l, scaleDown(o.price, m.decimalPlaces));
   e.int('vega_order_version', l, o.version);
-  for (const [field, ev] of [['createdAt', 'created'], ['updatedAt', 'updated'], ['expiresAt', 'expires']] as const) {
+  for (const [field, ev] of [
+    ['createdAt', 'created'],
+    ['updatedAt', 'updated'],
+    ['expiresAt', 'expires'],
+  ] as const) {
     if (o[field] !== '0') e.add('vega_order_timestamp_seconds', { ...l, event: ev }, nsToSeconds(o[field]));
     else e.none('vega_order_timestamp_seconds', `${field} "0" is absent`, { ...l, event: ev });
   }
@@ -246,7 +279,15 @@ function orderNotFound(): void {
   const e = new Expect();
   const l = { network: NETWORK, order_id: UNKNOWN_ASSET };
   e.int('vega_order_found', l, 0);
-  for (const name of ['vega_order_info', 'vega_order_status', 'vega_order_size', 'vega_order_remaining', 'vega_order_price', 'vega_order_version', 'vega_order_timestamp_seconds']) {
+  for (const name of [
+    'vega_order_info',
+    'vega_order_status',
+    'vega_order_size',
+    'vega_order_remaining',
+    'vega_order_price',
+    'vega_order_version',
+    'vega_order_timestamp_seconds',
+  ]) {
     e.none(name, 'the order does not exist (404)', l);
   }
   e.write('error.expected.json', {
@@ -261,7 +302,8 @@ function parties(): void {
   const e = new Expect();
   e.int('vega_parties', { network: NETWORK }, load('parties.json').parties.edges.length);
   e.write('parties.expected.json', {
-    fixture: 'parties.json', endpoint: 'GET /api/v2/parties',
+    fixture: 'parties.json',
+    endpoint: 'GET /api/v2/parties',
     context: { network: NETWORK, config: { enabled: true, party_ids: [] }, note: 'whole list in one page' },
   });
 }
@@ -277,13 +319,15 @@ function nodeSignatures(): void {
   for (const k of ENUMS.NodeSignatureKind) {
     if (!by.has(k)) {
       e.ambiguous.push({
-        name: 'vega_node_signatures', labels: { network: NETWORK, resource_id: id, kind: k },
+        name: 'vega_node_signatures',
+        labels: { network: NETWORK, resource_id: id, kind: k },
         reading: 'kinds with no signature: absent or 0 both fit "by kind"; not checked',
       });
     }
   }
   e.write('node-signatures.expected.json', {
-    fixture: 'node-signatures.json', endpoint: 'GET /api/v2/node/signatures',
+    fixture: 'node-signatures.json',
+    endpoint: 'GET /api/v2/node/signatures',
     context: { network: NETWORK, config: { ids: [id] } },
   });
 }
@@ -304,7 +348,11 @@ order();
 orderNotFound();
 parties();
 nodeSignatures();
-noMetrics('api-v2-market.json', 'GET /api/v2/market/{marketId}', 'no series of its own; same market as api-v2-markets.json edge 0 (a collector that reads it must derive the same per-market values)');
+noMetrics(
+  'api-v2-market.json',
+  'GET /api/v2/market/{marketId}',
+  'no series of its own; same market as api-v2-markets.json edge 0 (a collector that reads it must derive the same per-market values)',
+);
 noMetrics('asset.json', 'GET /api/v2/asset/{assetId}', 'no series of its own; supplies decimals 18 for positions.expected.json');
 noMetrics('info.json', 'GET /api/v2/info', 'not read by any documented collector');
 noMetrics('vega-time.json', 'GET /api/v2/vega/time', 'not read by any documented collector');
@@ -313,4 +361,8 @@ noMetrics('markets-data.json', 'GET /api/v2/markets/data', 'not read by any docu
 noMetrics('network-data.json', 'GET /api/v2/network/data', 'not read by any documented collector');
 noMetrics('epoch.json', 'GET /api/v2/epoch', 'not read by any documented collector');
 noMetrics('nodes.json', 'GET /api/v2/nodes', 'not read by any documented collector');
-noMetrics('error-gateway.json', 'error (HTTP 404, gateway)', 'a data node\'s answer to core\'s GET /markets: the markets collector falls back to GET /api/v2/markets and must then produce api-v2-markets.expected.json; also the 404 of GET /api/v2/asset/{id} for the unknown asset in positions.expected.json');
+noMetrics(
+  'error-gateway.json',
+  'error (HTTP 404, gateway)',
+  "a data node's answer to core's GET /markets: the markets collector falls back to GET /api/v2/markets and must then produce api-v2-markets.expected.json; also the 404 of GET /api/v2/asset/{id} for the unknown asset in positions.expected.json",
+);

@@ -44,7 +44,13 @@ function marketData(): void {
   e.add('vega_market_funding_rate', l, parseDecimal(d.productData.perpetualData.fundingRate));
   e.none('vega_market_auction_timestamp_seconds', 'auctionStart and auctionEnd "0": no auction', l);
   e.none('vega_market_auction_trigger_info', 'trigger and extensionTrigger unspecified', l);
-  for (const name of ['vega_market_data_price', 'vega_market_data_volume', 'vega_market_open_interest', 'vega_market_price_monitoring_bound', 'vega_market_stake']) {
+  for (const name of [
+    'vega_market_data_price',
+    'vega_market_data_volume',
+    'vega_market_open_interest',
+    'vega_market_price_monitoring_bound',
+    'vega_market_stake',
+  ]) {
     e.none(name, 'the market is unknown (GET /api/v2/market/{id} 404): its decimals are unknown', l);
   }
   e.write('recorded/market-data-latest.expected.json', {
@@ -62,7 +68,13 @@ function positions(): void {
     const l = { ...n, market_id: p.marketId, party_id: p.partyId };
     e.stateSet('vega_position_status', l, 'status', ENUMS.PositionStatus, p.positionStatus);
     e.add('vega_position_updated_timestamp_seconds', l, nsToSeconds(p.updatedAt));
-    for (const name of ['vega_position_open_volume', 'vega_position_average_entry_price', 'vega_position_realised_pnl', 'vega_position_unrealised_pnl', 'vega_position_loss_socialisation']) {
+    for (const name of [
+      'vega_position_open_volume',
+      'vega_position_average_entry_price',
+      'vega_position_realised_pnl',
+      'vega_position_unrealised_pnl',
+      'vega_position_loss_socialisation',
+    ]) {
       e.none(name, 'the market is unknown (GET /api/v2/market/{id} 404): its decimals are unknown', l);
     }
   }

@@ -10,9 +10,23 @@ const dir = new URL('../fixtures/', import.meta.url);
 export const load = (f: string): any => JSON.parse(readFileSync(new URL(f, dir), 'utf8'));
 
 export type Labels = Record<string, string>;
-export interface Sample { name: string; labels: Labels; value: string; exact: string }
-export interface Absent { name: string; labels?: Labels; why: string }
-export interface Ambiguous { name: string; labels?: Labels; value?: string; reading: string }
+export interface Sample {
+  name: string;
+  labels: Labels;
+  value: string;
+  exact: string;
+}
+export interface Absent {
+  name: string;
+  labels?: Labels;
+  why: string;
+}
+export interface Ambiguous {
+  name: string;
+  labels?: Labels;
+  value?: string;
+  reading: string;
+}
 
 export class Expect {
   samples: Sample[] = [];
@@ -22,18 +36,25 @@ export class Expect {
   add(name: string, labels: Labels, v: Rat): void {
     this.samples.push({ name, labels, value: float64String(toFloat64(v)), exact: toExactDecimal(v) });
   }
-  int(name: string, labels: Labels, s: string | number): void { this.add(name, labels, rat(BigInt(s))); }
+  int(name: string, labels: Labels, s: string | number): void {
+    this.add(name, labels, rat(BigInt(s)));
+  }
   /** a JSON double given as its decimal text (no exponent), or a JSON number */
-  dbl(name: string, labels: Labels, text: string): void { this.add(name, labels, parseDecimal(text)); }
+  dbl(name: string, labels: Labels, text: string): void {
+    this.add(name, labels, parseDecimal(text));
+  }
   /** one 1 and a 0 per other known value (state-set pattern of docs/metrics.md) */
   stateSet(name: string, labels: Labels, key: string, known: readonly string[], current: string): void {
     for (const k of known) this.int(name, { ...labels, [key]: k }, k === current ? 1 : 0);
   }
-  none(name: string, why: string, labels?: Labels): void { this.absent.push(labels ? { name, labels, why } : { name, why }); }
+  none(name: string, why: string, labels?: Labels): void {
+    this.absent.push(labels ? { name, labels, why } : { name, why });
+  }
   write(file: string, meta: Record<string, unknown>): void {
     const out = {
       ...meta,
-      comparison: 'For every entry of samples: exactly one sample with this name and exactly these labels (label ' +
+      comparison:
+        'For every entry of samples: exactly one sample with this name and exactly these labels (label ' +
         'value "" = label absent) whose value v satisfies Object.is(v, Number(value)). For every entry of absent: ' +
         'no sample with this name whose labels include the given ones. No output line may contain a forbiddenStrings ' +
         'entry. ambiguous entries record the reading chosen where docs/metrics.md leaves room (see README.md); ' +
@@ -67,10 +88,19 @@ export function marketSamples(e: Expect, nodes: any[], network: string): void {
     const product = ins.future ? 'future' : ins.perpetual ? 'perpetual' : 'spot';
     const settlement = ins.future?.settlementAsset ?? ins.perpetual?.settlementAsset ?? ins.spot.quoteAsset;
     const quoteName = ins.future?.quoteName ?? ins.perpetual?.quoteName ?? '';
-    e.int('vega_market_info', {
-      ...l, code: ins.code, name: ins.name, product, settlement_asset: settlement, quote_name: quoteName,
-      tags: (ins.metadata?.tags ?? []).join(','),
-    }, 1);
+    e.int(
+      'vega_market_info',
+      {
+        ...l,
+        code: ins.code,
+        name: ins.name,
+        product,
+        settlement_asset: settlement,
+        quote_name: quoteName,
+        tags: (ins.metadata?.tags ?? []).join(','),
+      },
+      1,
+    );
     e.stateSet('vega_market_state', l, 'state', ENUMS.MarketState, m.state);
     e.stateSet('vega_market_trading_mode', l, 'trading_mode', ENUMS.MarketTradingMode, m.tradingMode);
     e.int('vega_market_decimal_places', l, m.decimalPlaces);
@@ -80,7 +110,7 @@ export function marketSamples(e: Expect, nodes: any[], network: string): void {
     e.dbl('vega_market_fee_factor', { ...l, fee: 'liquidity' }, m.fees.factors.liquidityFee);
     e.dbl('vega_market_slippage_factor', { ...l, kind: 'linear' }, m.linearSlippageFactor);
     e.dbl('vega_market_slippage_factor', { ...l, kind: 'quadratic' }, m.quadraticSlippageFactor);
-    const range = m.lpPriceRange !== '' ? m.lpPriceRange : m.liquiditySlaParams?.priceRange ?? '';
+    const range = m.lpPriceRange !== '' ? m.lpPriceRange : (m.liquiditySlaParams?.priceRange ?? '');
     if (range !== '') e.dbl('vega_market_lp_price_range', l, range);
     else e.none('vega_market_lp_price_range', 'lpPriceRange "" and liquiditySlaParams null', l);
     for (const ev of ['proposed', 'pending', 'open', 'close'] as const) {
@@ -135,4 +165,3 @@ function numberText(v: number): string {
   const r = scaleDown(mant, -Number(exp));
   return toExactDecimal(r);
 }
-

@@ -66,28 +66,70 @@ function orderAsked(body: unknown, path: string): unknown {
 }
 
 const CASES: Case[] = [
-  { name: 'statistics', config: {}, bodies: fc.record({ '/statistics': body('GET /statistics'), h: fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String), { nil: undefined }) }).map((r) => ({ '/statistics': { ...(r['/statistics'] as object), __headers: r.h === undefined ? {} : { 'x-block-height': r.h, 'x-block-timestamp': r.h } } })), route: (r, p) => r[p] },
+  {
+    name: 'statistics',
+    config: {},
+    bodies: fc
+      .record({ '/statistics': body('GET /statistics'), h: fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String), { nil: undefined }) })
+      .map((r) => ({
+        '/statistics': { ...(r['/statistics'] as object), __headers: r.h === undefined ? {} : { 'x-block-height': r.h, 'x-block-timestamp': r.h } },
+      })),
+    route: (r, p) => r[p],
+  },
   { name: 'network_history', config: {}, bodies: fc.record({ '/api/v2/networkhistory': body('GET /api/v2/networkhistory') }), route: (r, p) => r[p] },
   { name: 'datanode_info', config: {}, bodies: fc.record({ '/api/v2/info': body('GET /api/v2/info') }), route: (r, p) => r[p], minSamples: RUNS },
-  { name: 'history_segments', config: {}, bodies: fc.record({ '/api/v2/networkhistory/segments': body('GET /api/v2/networkhistory/segments') }), route: (r, p) => r[p] },
+  {
+    name: 'history_segments',
+    config: {},
+    bodies: fc.record({ '/api/v2/networkhistory/segments': body('GET /api/v2/networkhistory/segments') }),
+    route: (r, p) => r[p],
+  },
   { name: 'key_rotations', config: {}, bodies: fc.record({ '/api/v2/vega/keys/rotations': body('GET /api/v2/vega/keys/rotations') }), route: (r, p) => r[p] },
   {
     name: 'market_data',
     config: {},
     // Market and asset lookups answer from the schema too, so some rows get decimals and some do not.
-    bodies: fc.record({ '/api/v2/markets/data': body('GET /api/v2/markets/data'), '/api/v2/market/': body('GET /api/v2/market/{marketId}'), '/api/v2/asset/': body('GET /api/v2/asset/{assetId}') }),
+    bodies: fc.record({
+      '/api/v2/markets/data': body('GET /api/v2/markets/data'),
+      '/api/v2/market/': body('GET /api/v2/market/{marketId}'),
+      '/api/v2/asset/': body('GET /api/v2/asset/{assetId}'),
+    }),
     route: (r, p) => r[p] ?? single(r, p, '/api/v2/market/') ?? single(r, p, '/api/v2/asset/'),
   },
-  { name: 'network_data', config: {}, bodies: fc.record({ '/api/v2/network/data': body('GET /api/v2/network/data'), '/api/v2/epoch': body('GET /api/v2/epoch') }), route: (r, p) => r[p] },
-  { name: 'markets', config: {}, bodies: fc.record({ '/markets': fc.option(body('GET /markets'), { nil: undefined }), '/api/v2/markets': body('GET /api/v2/markets') }), route: (r, p) => r[p] },
+  {
+    name: 'network_data',
+    config: {},
+    bodies: fc.record({ '/api/v2/network/data': body('GET /api/v2/network/data'), '/api/v2/epoch': body('GET /api/v2/epoch') }),
+    route: (r, p) => r[p],
+  },
+  {
+    name: 'markets',
+    config: {},
+    bodies: fc.record({ '/markets': fc.option(body('GET /markets'), { nil: undefined }), '/api/v2/markets': body('GET /api/v2/markets') }),
+    route: (r, p) => r[p],
+  },
   {
     name: 'positions',
     config: { party_ids: [POOL[1]], asset_decimals: { [POOL[2]!]: 18 } },
-    bodies: fc.record({ '/api/v2/positions': body('GET /api/v2/positions'), '/api/v2/market/': body('GET /api/v2/market/{marketId}'), '/api/v2/asset/': body('GET /api/v2/asset/{assetId}') }),
+    bodies: fc.record({
+      '/api/v2/positions': body('GET /api/v2/positions'),
+      '/api/v2/market/': body('GET /api/v2/market/{marketId}'),
+      '/api/v2/asset/': body('GET /api/v2/asset/{assetId}'),
+    }),
     route: (r, p) => r[p] ?? single(r, p, '/api/v2/market/') ?? single(r, p, '/api/v2/asset/'),
   },
-  { name: 'parties', config: { enabled: true, party_ids: [POOL[1]] }, bodies: fc.record({ '/api/v2/parties': body('GET /api/v2/parties') }), route: (r, p) => r[p] },
-  { name: 'node_signatures', config: { ids: [POOL[3]] }, bodies: fc.record({ '/api/v2/node/signatures': body('GET /api/v2/node/signatures') }), route: (r, p) => r[p] },
+  {
+    name: 'parties',
+    config: { enabled: true, party_ids: [POOL[1]] },
+    bodies: fc.record({ '/api/v2/parties': body('GET /api/v2/parties') }),
+    route: (r, p) => r[p],
+  },
+  {
+    name: 'node_signatures',
+    config: { ids: [POOL[3]] },
+    bodies: fc.record({ '/api/v2/node/signatures': body('GET /api/v2/node/signatures') }),
+    route: (r, p) => r[p],
+  },
   {
     name: 'orders',
     config: { ids: [POOL[0], `${POOL[1]}@2`] },

@@ -86,10 +86,18 @@ function recorded(): (path: string) => Answer | undefined {
 
 const CASES: [fixture: string, collector: string, routes: (path: string) => Answer | undefined][] = [
   ['statistics', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics.json'), headers: load('statistics.headers.json') } : undefined)],
-  ['statistics-replaying', 'statistics', (p) => (p === '/statistics' ? { json: load('statistics-replaying.json'), headers: load('statistics-replaying.headers.json') } : undefined)],
+  [
+    'statistics-replaying',
+    'statistics',
+    (p) => (p === '/statistics' ? { json: load('statistics-replaying.json'), headers: load('statistics-replaying.headers.json') } : undefined),
+  ],
   ['networkhistory', 'network_history', network('v2')],
   ['info', 'datanode_info', (p) => (p === '/api/v2/info' ? { json: load('info.json') } : undefined)],
-  ['networkhistory-segments', 'history_segments', (p) => (p === '/api/v2/networkhistory/segments' ? { json: load('networkhistory-segments.json') } : undefined)],
+  [
+    'networkhistory-segments',
+    'history_segments',
+    (p) => (p === '/api/v2/networkhistory/segments' ? { json: load('networkhistory-segments.json') } : undefined),
+  ],
   ['vega-keys-rotations', 'key_rotations', network('v2')],
   ['markets', 'markets', network('core')],
   ['api-v2-markets', 'markets', network('v2')], // core's /markets answers 404 (error-gateway.json): the fallback
@@ -112,7 +120,13 @@ async function run(module: AnyCollectorModule, e: Expected, routes: (path: strin
   const settings = module.config.parse(e.context.config ?? {});
   const directory = new Directory();
   const instance = module.create(settings, { directory });
-  const ctx: CollectContext = { target: e.context.target ?? e.context.network!, client: fakeClient(routes), signal: new AbortController().signal, pageSize: 1000, maxPages: 10 };
+  const ctx: CollectContext = {
+    target: e.context.target ?? e.context.network!,
+    client: fakeClient(routes),
+    signal: new AbortController().signal,
+    pageSize: 1000,
+    maxPages: 10,
+  };
   if (module.name === 'positions' || module.name === 'orders' || module.name === 'market_data') {
     // What the markets collector would have filled in before, from the same data node.
     const markets = COLLECTORS.find((c) => c.name === 'markets')!;
@@ -134,8 +148,13 @@ describe('golden real-format fixtures: each collector against *.expected.json', 
     const samples = await run(module, e, routes);
     expect(e.samples.length + e.absent.length).toBeGreaterThan(0);
     for (const want of e.samples) {
-      const hits = samples.filter((s) => s.metric.name === want.name && JSON.stringify(labelsOf(s)) === JSON.stringify(drop(sortKeys(want.labels, s.metric.labels))));
-      expect(hits.map((h) => h.value), `${want.name} ${JSON.stringify(want.labels)}`).toHaveLength(1);
+      const hits = samples.filter(
+        (s) => s.metric.name === want.name && JSON.stringify(labelsOf(s)) === JSON.stringify(drop(sortKeys(want.labels, s.metric.labels))),
+      );
+      expect(
+        hits.map((h) => h.value),
+        `${want.name} ${JSON.stringify(want.labels)}`,
+      ).toHaveLength(1);
       expect(Object.is(hits[0]!.value, Number(want.value)), `${want.name} ${JSON.stringify(want.labels)}: ${hits[0]!.value} vs ${want.value}`).toBe(true);
     }
     for (const no of e.absent) {

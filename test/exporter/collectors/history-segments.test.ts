@@ -5,11 +5,28 @@ import { datanodeInfoFacts } from '../../../src/exporter/collectors/datanode-inf
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
 import { UpstreamHttpError } from '../../../src/exporter/errors.js';
 
-const seg = (from: string, to: string, id = 'QmA'): Record<string, unknown> => ({ fromHeight: from, toHeight: to, historySegmentId: id, previousHistorySegmentId: '', databaseVersion: '78', chainId: 'c' });
+const seg = (from: string, to: string, id = 'QmA'): Record<string, unknown> => ({
+  fromHeight: from,
+  toHeight: to,
+  historySegmentId: id,
+  previousHistorySegmentId: '',
+  databaseVersion: '78',
+  chainId: 'c',
+});
 const value = (r: ReturnType<typeof historySegmentsSamples>, name: string): number | undefined => r.samples.find((s) => s.metric.name === name)?.value;
 
 function failing(err: Error): CollectContext {
-  return { target: 't', client: { get: async () => { throw err; } } as unknown as CollectContext['client'], signal: new AbortController().signal, pageSize: 10, maxPages: 1 };
+  return {
+    target: 't',
+    client: {
+      get: async () => {
+        throw err;
+      },
+    } as unknown as CollectContext['client'],
+    signal: new AbortController().signal,
+    pageSize: 10,
+    maxPages: 1,
+  };
 }
 
 describe('history_segments', () => {

@@ -35,8 +35,14 @@ const ORDER_PRICE_BY_DECIMALS = [37035, 3703.5, 370.35, 37.035, 3.7035, 0.37035,
 
 function marketJson(id: string, i: number): unknown {
   return {
-    id, decimalPlaces: String(i), positionDecimalPlaces: '1', state: 'STATE_ACTIVE', tradingMode: 'TRADING_MODE_CONTINUOUS',
-    tradableInstrument: { instrument: { id: '', code: `CODE${i}`, name: `Market ${i}`, metadata: { tags: [] }, future: { settlementAsset: id, quoteName: 'USD' } } },
+    id,
+    decimalPlaces: String(i),
+    positionDecimalPlaces: '1',
+    state: 'STATE_ACTIVE',
+    tradingMode: 'TRADING_MODE_CONTINUOUS',
+    tradableInstrument: {
+      instrument: { id: '', code: `CODE${i}`, name: `Market ${i}`, metadata: { tags: [] }, future: { settlementAsset: id, quoteName: 'USD' } },
+    },
     fees: { factors: { makerFee: '0.0002', infrastructureFee: '0.0005', liquidityFee: '0.001' } },
     marketTimestamps: { proposed: '0', pending: '0', open: '0', close: '0' },
   };
@@ -44,40 +50,91 @@ function marketJson(id: string, i: number): unknown {
 
 function marketDataJson(id: string): unknown {
   return {
-    market: id, markPrice: '12345', lastTradedPrice: '0', midPrice: '0', indicativePrice: '0', bestBidPrice: '0', bestOfferPrice: '0',
-    bestBidVolume: '0', bestOfferVolume: '0', indicativeVolume: '0', openInterest: '30', timestamp: '1700000000000000000',
-    auctionStart: '0', auctionEnd: '0', marketTradingMode: 'TRADING_MODE_CONTINUOUS', marketState: 'STATE_ACTIVE',
-    trigger: 'AUCTION_TRIGGER_UNSPECIFIED', extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED', targetStake: '500', suppliedStake: '700', priceMonitoringBounds: [], nextMarkToMarket: '0',
+    market: id,
+    markPrice: '12345',
+    lastTradedPrice: '0',
+    midPrice: '0',
+    indicativePrice: '0',
+    bestBidPrice: '0',
+    bestOfferPrice: '0',
+    bestBidVolume: '0',
+    bestOfferVolume: '0',
+    indicativeVolume: '0',
+    openInterest: '30',
+    timestamp: '1700000000000000000',
+    auctionStart: '0',
+    auctionEnd: '0',
+    marketTradingMode: 'TRADING_MODE_CONTINUOUS',
+    marketState: 'STATE_ACTIVE',
+    trigger: 'AUCTION_TRIGGER_UNSPECIFIED',
+    extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED',
+    targetStake: '500',
+    suppliedStake: '700',
+    priceMonitoringBounds: [],
+    nextMarkToMarket: '0',
   };
 }
 
 const positionJson = (id: string): unknown => ({
-  marketId: id, partyId: id, openVolume: '25', realisedPnl: '-150', unrealisedPnl: '0', averageEntryPrice: '12345',
-  lossSocialisationAmount: '0', positionStatus: 'POSITION_STATUS_UNSPECIFIED', updatedAt: '0',
+  marketId: id,
+  partyId: id,
+  openVolume: '25',
+  realisedPnl: '-150',
+  unrealisedPnl: '0',
+  averageEntryPrice: '12345',
+  lossSocialisationAmount: '0',
+  positionStatus: 'POSITION_STATUS_UNSPECIFIED',
+  updatedAt: '0',
 });
 
 function orderJson(id: string, marketId: string, version: number): unknown {
   return {
     order: {
-      id, marketId, partyId: marketId, side: 'SIDE_BUY', price: String(12345 * version), size: '40', remaining: '40', timeInForce: 'TIME_IN_FORCE_GTC',
-      type: 'TYPE_LIMIT', createdAt: '0', status: 'STATUS_ACTIVE', expiresAt: '0', reference: '', updatedAt: '0', version: String(version), batchId: '1',
-      peggedOrder: null, liquidityProvisionId: '', postOnly: false, reduceOnly: false,
+      id,
+      marketId,
+      partyId: marketId,
+      side: 'SIDE_BUY',
+      price: String(12345 * version),
+      size: '40',
+      remaining: '40',
+      timeInForce: 'TIME_IN_FORCE_GTC',
+      type: 'TYPE_LIMIT',
+      createdAt: '0',
+      status: 'STATUS_ACTIVE',
+      expiresAt: '0',
+      reference: '',
+      updatedAt: '0',
+      version: String(version),
+      batchId: '1',
+      peggedOrder: null,
+      liquidityProvisionId: '',
+      postOnly: false,
+      reduceOnly: false,
     },
   };
 }
 
-const page = (key: string, nodes: unknown[]) => ({ [key]: { edges: nodes.map((node, i) => ({ node, cursor: `c${i}` })), pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: 'c0', endCursor: `c${nodes.length - 1}` } } });
+const page = (key: string, nodes: unknown[]) => ({
+  [key]: {
+    edges: nodes.map((node, i) => ({ node, cursor: `c${i}` })),
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: 'c0', endCursor: `c${nodes.length - 1}` },
+  },
+});
 
 /** Key rotations: SHAPES[i] rotated i + 1 times, the last at height 100 + i; plus a row with no id and one with a number for an id. */
 const ROTATIONS = [
-  ...SHAPES.flatMap((id, i) => Array.from({ length: i + 1 }, (_, k) => ({ nodeId: id, oldPubKey: `old${k}`, newPubKey: `new${i}.${k}`, blockHeight: String(100 + i - k) }))),
+  ...SHAPES.flatMap((id, i) =>
+    Array.from({ length: i + 1 }, (_, k) => ({ nodeId: id, oldPubKey: `old${k}`, newPubKey: `new${i}.${k}`, blockHeight: String(100 + i - k) })),
+  ),
   { nodeId: '', oldPubKey: 'o', newPubKey: 'n', blockHeight: '7' },
   { nodeId: 7, oldPubKey: 'o', newPubKey: 'n', blockHeight: '7' },
 ];
 /** A listed order whose id itself ends in "@" and digits: written { id } in the configuration. */
 const AT_ID = 'ord@7';
 
-interface Seen { paths: string[] }
+interface Seen {
+  paths: string[];
+}
 
 /** The data node: exact paths, one path segment decoded where an id goes. */
 async function node(seen: Seen): Promise<{ url: string; close: () => Promise<void> }> {
@@ -92,27 +149,42 @@ async function node(seen: Seen): Promise<{ url: string; close: () => Promise<voi
       res.end(JSON.stringify(body));
     };
     const notFound = (): void => send({ code: 5, message: 'Not Found', details: [] }, 404);
-    const one = (prefix: string): string | undefined => (raw.startsWith(prefix) && !raw.slice(prefix.length).includes('/') ? decodeURIComponent(raw.slice(prefix.length)) : undefined);
+    const one = (prefix: string): string | undefined =>
+      raw.startsWith(prefix) && !raw.slice(prefix.length).includes('/') ? decodeURIComponent(raw.slice(prefix.length)) : undefined;
     if (raw === '/statistics') return send(STATISTICS, 200, STATISTICS_HEADERS);
     if (raw === '/markets') return send({ markets: SHAPES.map(marketJson) });
     if (raw === '/api/v2/markets/data') return send({ marketsData: SHAPES.map(marketDataJson) });
     const market = one('/api/v2/market/');
     if (market !== undefined) return ids.has(market) ? send({ market: marketJson(market, SHAPES.indexOf(market)) }) : notFound();
     const asset = one('/api/v2/asset/');
-    if (asset !== undefined) return ids.has(asset) ? send({ asset: { id: asset, details: { name: 'A', symbol: 'A', decimals: '2', quantum: '1' }, status: 'STATUS_ENABLED' } }) : notFound();
+    if (asset !== undefined)
+      return ids.has(asset)
+        ? send({ asset: { id: asset, details: { name: 'A', symbol: 'A', decimals: '2', quantum: '1' }, status: 'STATUS_ENABLED' } })
+        : notFound();
     if (raw === '/api/v2/positions') {
       const parties = url.searchParams.getAll('filter.partyIds');
       return send(page('positions', SHAPES.filter((id) => parties.includes(id)).map(positionJson)));
     }
     if (raw === '/api/v2/parties') {
       const one_ = url.searchParams.get('partyId');
-      if (one_ === null) return send(page('parties', SHAPES.map((id) => ({ id }))));
+      if (one_ === null)
+        return send(
+          page(
+            'parties',
+            SHAPES.map((id) => ({ id })),
+          ),
+        );
       return ids.has(one_) ? send(page('parties', [{ id: one_ }])) : notFound();
     }
     if (raw === '/api/v2/node/signatures') {
       const id = url.searchParams.get('id')!;
       const n = SHAPES.indexOf(id) + 1;
-      return send(page('signatures', Array.from({ length: n }, (_, k) => ({ id, sig: `sig${k}`, kind: 'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL' }))));
+      return send(
+        page(
+          'signatures',
+          Array.from({ length: n }, (_, k) => ({ id, sig: `sig${k}`, kind: 'NODE_SIGNATURE_KIND_ASSET_WITHDRAWAL' })),
+        ),
+      );
     }
     if (raw === '/api/v2/vega/keys/rotations') return send(page('rotations', ROTATIONS));
     const order = one('/api/v2/order/');
@@ -141,17 +213,25 @@ async function run(): Promise<{ m: Scrape; seen: Seen }> {
   const n = await node(seen);
   defer(n.close);
   const off = { enabled: false };
-  const e = await exporter(n.url, {
-    targets: [{ name: 'node1', url: n.url, network: NET }],
-    collectors: {
-      network_history: off, datanode_info: off, history_segments: off, consistency: off, network_data: off,
-      positions: { party_ids: SHAPES },
-      parties: { enabled: true, party_ids: [...SHAPES, 'nobody'] },
-      node_signatures: { ids: SHAPES },
-      // SHAPES[1] pinned to version 2; an id ending in "@" and digits in the object form.
-      orders: { ids: [...SHAPES.map((id, i) => (i === 1 ? `${id}@2` : id)), { id: AT_ID }] },
+  const e = await exporter(
+    n.url,
+    {
+      targets: [{ name: 'node1', url: n.url, network: NET }],
+      collectors: {
+        network_history: off,
+        datanode_info: off,
+        history_segments: off,
+        consistency: off,
+        network_data: off,
+        positions: { party_ids: SHAPES },
+        parties: { enabled: true, party_ids: [...SHAPES, 'nobody'] },
+        node_signatures: { ids: SHAPES },
+        // SHAPES[1] pinned to version 2; an id ending in "@" and digits in the object form.
+        orders: { ids: [...SHAPES.map((id, i) => (i === 1 ? `${id}@2` : id)), { id: AT_ID }] },
+      },
     },
-  }, 'silent');
+    'silent',
+  );
   // A second round: market_data and positions read the decimals the markets collector found.
   await e.poll();
   return { m: await scrape(e.url), seen };
@@ -191,9 +271,16 @@ describe('ids of any non-empty shape, on every collector that reads ids', () => 
     expect(m.value('vega_order_price', { ...N, order_id: AT_ID })).toBe(12345); // market SHAPES[0]: 0 decimals
     // Only what can never be an id is a bad id; a number is a bad field. Nothing else was skipped.
     // (One row each, on each of the two polls: the node sends the whole list every time.)
-    const skipped = m.all('vega_network_collector_rows_skipped_total').filter((s) => s.value > 0).map((s) => [s.labels.collector, s.labels.reason, s.value]);
-    expect(skipped.sort()).toEqual([['key_rotations', 'bad_field', 2], ['key_rotations', 'bad_id', 2]]);
-    for (const c of ['markets', 'market_data', 'positions', 'orders', 'parties', 'node_signatures', 'key_rotations']) expect(m.value('vega_network_collector_success', { ...N, collector: c }), c).toBe(1);
+    const skipped = m
+      .all('vega_network_collector_rows_skipped_total')
+      .filter((s) => s.value > 0)
+      .map((s) => [s.labels.collector, s.labels.reason, s.value]);
+    expect(skipped.sort()).toEqual([
+      ['key_rotations', 'bad_field', 2],
+      ['key_rotations', 'bad_id', 2],
+    ]);
+    for (const c of ['markets', 'market_data', 'positions', 'orders', 'parties', 'node_signatures', 'key_rotations'])
+      expect(m.value('vega_network_collector_success', { ...N, collector: c }), c).toBe(1);
 
     // In URLs the ids are one encoded path segment each ("+/=" and quotes escaped, ".." not a dot segment).
     expect(seen.paths).toContain('/api/v2/order/Qk%2B%2Fx9Z%3Dab%3D%3D');

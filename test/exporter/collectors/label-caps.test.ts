@@ -19,7 +19,19 @@ afterEach(async () => {
 
 async function client(routes: Parameters<typeof hostileNode>[0], onRequest?: (e: string, s: string) => void): Promise<DatanodeClient> {
   const n = await hostileNode(routes);
-  const c = new DatanodeClient({ url: n.url, headers: {}, connectTimeoutMs: 2000, headersTimeoutMs: 5000, bodyTimeoutMs: 5000, requestTimeoutMs: 5000, maxResponseBytes: 1 << 20, requestsPerSecond: 1000, burst: 1000, retries: 0, ...(onRequest ? { onRequest } : {}) });
+  const c = new DatanodeClient({
+    url: n.url,
+    headers: {},
+    connectTimeoutMs: 2000,
+    headersTimeoutMs: 5000,
+    bodyTimeoutMs: 5000,
+    requestTimeoutMs: 5000,
+    maxResponseBytes: 1 << 20,
+    requestsPerSecond: 1000,
+    burst: 1000,
+    retries: 0,
+    ...(onRequest ? { onRequest } : {}),
+  });
   cleanup.push(n.close, () => c.close());
   return c;
 }
@@ -36,8 +48,13 @@ describe('label caps', () => {
 
   it('signature kinds: the known ones, a few unknown by name, then other', async () => {
     const id = hex64(1);
-    const edges = Array.from({ length: 40 }, (_, i) => ({ node: { id, sig: `s${i}`, kind: i < 10 ? 'NODE_SIGNATURE_KIND_ASSET_NEW' : `KIND_${i}` }, cursor: String(i) }));
-    const c = await client({ '/api/v2/node/signatures': (_q, res) => json(res, JSON.stringify({ signatures: { edges, pageInfo: { hasNextPage: false, endCursor: '' } } })) });
+    const edges = Array.from({ length: 40 }, (_, i) => ({
+      node: { id, sig: `s${i}`, kind: i < 10 ? 'NODE_SIGNATURE_KIND_ASSET_NEW' : `KIND_${i}` },
+      cursor: String(i),
+    }));
+    const c = await client({
+      '/api/v2/node/signatures': (_q, res) => json(res, JSON.stringify({ signatures: { edges, pageInfo: { hasNextPage: false, endCursor: '' } } })),
+    });
     const r = await new NodeSignaturesCollector([id]).collect({ target: 'net', client: c, signal: AbortSignal.timeout(5000), pageSize: 100, maxPages: 5 });
     const kinds = r.samples.filter((s) => s.metric.name === 'vega_node_signatures').map((s) => [s.values[2], s.value]);
     // 1 known kind + 8 unknown by name + other (22 signatures); before: 31 kinds.
@@ -47,9 +64,19 @@ describe('label caps', () => {
 
   it('price-bound horizons: a few by name, then one other pair', () => {
     const row = JSON.parse(readFileSync('test/contract/fixtures/markets-data.json', 'utf8')).marketsData[0];
-    row.priceMonitoringBounds = Array.from({ length: 100 }, (_, i) => ({ minValidPrice: '1', maxValidPrice: '2', trigger: { horizon: String(60 + i), probability: '0.99', auctionExtension: '1' } }));
+    row.priceMonitoringBounds = Array.from({ length: 100 }, (_, i) => ({
+      minValidPrice: '1',
+      maxValidPrice: '2',
+      trigger: { horizon: String(60 + i), probability: '0.99', auctionExtension: '1' },
+    }));
     const enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels([]) };
-    const samples = marketDataRow('net', row, 'marketsData[0]', { market: { id: row.market, decimalPlaces: 0, positionDecimalPlaces: 0, settlementAsset: '' } }, enums);
+    const samples = marketDataRow(
+      'net',
+      row,
+      'marketsData[0]',
+      { market: { id: row.market, decimalPlaces: 0, positionDecimalPlaces: 0, settlementAsset: '' } },
+      enums,
+    );
     const horizons = new Set(samples.filter((s) => s.metric.name === 'vega_market_price_monitoring_bound').map((s) => s.values[2]));
     expect(horizons.size).toBe(MAX_HORIZONS + 1); // before: 100
     expect(horizons.has('other')).toBe(true);

@@ -7,11 +7,29 @@ import { Directory } from '../../../src/exporter/upstream/directory.js';
 
 const hex = (n: number): string => n.toString(16).padStart(64, '0');
 const row = (n: number): Record<string, unknown> => ({
-  market: hex(n), markPrice: '12345', lastTradedPrice: '12345', midPrice: '0', indicativePrice: '0', bestBidPrice: '0', bestOfferPrice: '0',
-  bestBidVolume: '0', bestOfferVolume: '0', indicativeVolume: '0', openInterest: '7', timestamp: '1700000000000000000',
-  auctionStart: '0', auctionEnd: '0', marketTradingMode: 'TRADING_MODE_CONTINUOUS', marketState: 'STATE_ACTIVE',
-  trigger: 'AUCTION_TRIGGER_UNSPECIFIED', extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED', targetStake: '100', suppliedStake: '90',
-  priceMonitoringBounds: [], nextMarkToMarket: '0', productData: null,
+  market: hex(n),
+  markPrice: '12345',
+  lastTradedPrice: '12345',
+  midPrice: '0',
+  indicativePrice: '0',
+  bestBidPrice: '0',
+  bestOfferPrice: '0',
+  bestBidVolume: '0',
+  bestOfferVolume: '0',
+  indicativeVolume: '0',
+  openInterest: '7',
+  timestamp: '1700000000000000000',
+  auctionStart: '0',
+  auctionEnd: '0',
+  marketTradingMode: 'TRADING_MODE_CONTINUOUS',
+  marketState: 'STATE_ACTIVE',
+  trigger: 'AUCTION_TRIGGER_UNSPECIFIED',
+  extensionTrigger: 'AUCTION_TRIGGER_UNSPECIFIED',
+  targetStake: '100',
+  suppliedStake: '90',
+  priceMonitoringBounds: [],
+  nextMarkToMarket: '0',
+  productData: null,
 });
 
 function ctx(rows: unknown[], calls: string[]): CollectContext {
@@ -27,7 +45,7 @@ function ctx(rows: unknown[], calls: string[]): CollectContext {
 const names = (s: { metric: { name: string } }[]): Set<string> => new Set(s.map((x) => x.metric.name));
 
 describe('market_data', () => {
-  it('prices scaled by the directory\'s decimals; stakes absent while the asset decimals are unknown', async () => {
+  it("prices scaled by the directory's decimals; stakes absent while the asset decimals are unknown", async () => {
     const dir = new Directory();
     dir.setMarkets([{ id: hex(1), decimalPlaces: 2, positionDecimalPlaces: 0, settlementAsset: hex(99), code: 'A' }]);
     const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(ctx([row(1)], []));
@@ -56,7 +74,9 @@ describe('market_data', () => {
   });
 
   it('a bad row is skipped and counted; the others are exported', async () => {
-    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, new Directory()).collect(ctx([{ ...row(1), marketTradingMode: null }, row(2)], []));
+    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, new Directory()).collect(
+      ctx([{ ...row(1), marketTradingMode: null }, row(2)], []),
+    );
     expect(r.skipped).toEqual([{ reason: 'bad_field', field: 'marketsData[].marketTradingMode' }]);
     expect(new Set(r.samples.filter((s) => s.values.length > 1).map((s) => s.values[1]))).toEqual(new Set([hex(2)]));
   });
@@ -65,15 +85,25 @@ describe('market_data', () => {
 describe('price-monitoring bounds honour active (v0.77)', () => {
   // Market hex(1): 2 price decimals. Prices below are raw integers; the expected values are them / 100.
   const bound = (horizon: string, min: string, max: string, active?: boolean): Record<string, unknown> => ({
-    minValidPrice: min, maxValidPrice: max, trigger: { horizon, probability: '0.99', auctionExtension: '60' }, referencePrice: '10000', ...(active === undefined ? {} : { active }),
+    minValidPrice: min,
+    maxValidPrice: max,
+    trigger: { horizon, probability: '0.99', auctionExtension: '60' },
+    referencePrice: '10000',
+    ...(active === undefined ? {} : { active }),
   });
   const run = async (bounds: unknown[]) => {
     const dir = new Directory();
     dir.setMarkets([{ id: hex(1), decimalPlaces: 2, positionDecimalPlaces: 0, settlementAsset: '', code: 'A' }]);
-    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(ctx([{ ...row(1), priceMonitoringBounds: bounds }], []));
+    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(
+      ctx([{ ...row(1), priceMonitoringBounds: bounds }], []),
+    );
     expect(r.skipped).toEqual([]);
-    const get = (name: string, ...labels: string[]) => r.samples.filter((s) => s.metric.name === name && labels.every((l, i) => s.values[i + 2] === l)).map((s) => s.value);
-    return { bound: (h: string, b: string) => get('vega_market_price_monitoring_bound', h, b), active: (h: string) => get('vega_market_price_monitoring_bound_active', h) };
+    const get = (name: string, ...labels: string[]) =>
+      r.samples.filter((s) => s.metric.name === name && labels.every((l, i) => s.values[i + 2] === l)).map((s) => s.value);
+    return {
+      bound: (h: string, b: string) => get('vega_market_price_monitoring_bound', h, b),
+      active: (h: string) => get('vega_market_price_monitoring_bound_active', h),
+    };
   };
 
   it('an inactive bound and an active one for the same horizon: only the active one is the valid range', async () => {
@@ -110,7 +140,9 @@ describe('price-monitoring bounds honour active (v0.77)', () => {
 
   it('active of another type is a bad field: the row is skipped', async () => {
     const dir = new Directory();
-    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(ctx([{ ...row(1), priceMonitoringBounds: [bound('60', '1', '2'), { ...bound('60', '1', '2'), active: 'no' }] }, row(2)], []));
+    const r = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: false }, dir).collect(
+      ctx([{ ...row(1), priceMonitoringBounds: [bound('60', '1', '2'), { ...bound('60', '1', '2'), active: 'no' }] }, row(2)], []),
+    );
     expect(r.skipped).toEqual([{ reason: 'bad_field', field: 'marketsData[].priceMonitoringBounds[].active' }]);
   });
 });

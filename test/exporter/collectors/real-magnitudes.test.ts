@@ -35,7 +35,17 @@ function market(extra: Record<string, unknown> = {}): Record<string, unknown> {
 
 describe('issue 13 defects', () => {
   it('a PnL of 10 whole units of an 18-decimal asset ("10000000000000000000") is exported, not a failure', () => {
-    const row = { marketId: H('a'), partyId: H('b'), openVolume: '5', realisedPnl: '10000000000000000000', unrealisedPnl: '-123456789123456789012345678', averageEntryPrice: '123456789012345678901234', lossSocialisationAmount: '0', positionStatus: 'POSITION_STATUS_UNSPECIFIED', updatedAt: '0' };
+    const row = {
+      marketId: H('a'),
+      partyId: H('b'),
+      openVolume: '5',
+      realisedPnl: '10000000000000000000',
+      unrealisedPnl: '-123456789123456789012345678',
+      averageEntryPrice: '123456789012345678901234',
+      lossSocialisationAmount: '0',
+      positionStatus: 'POSITION_STATUS_UNSPECIFIED',
+      updatedAt: '0',
+    };
     const s = positionSamples('net', parsePosition(row, 'positions.edges[0].node'), MARKET, 18);
     expect(val(s, 'vega_position_realised_pnl')).toBe(10);
     expect(val(s, 'vega_position_unrealised_pnl')).toBe(-123456789.12345679);
@@ -43,7 +53,28 @@ describe('issue 13 defects', () => {
   });
 
   it('an order price above 2^64 (uint256) is exported, scaled exactly', () => {
-    const order = { id: H('c'), marketId: H('a'), partyId: H('b'), side: 'SIDE_SELL', price: '123456789012345678901234', size: '10', remaining: '10', timeInForce: 'TIME_IN_FORCE_GTC', type: 'TYPE_LIMIT', createdAt: '0', status: 'STATUS_ACTIVE', expiresAt: '0', reference: '', updatedAt: '0', version: '1', batchId: '1', peggedOrder: null, liquidityProvisionId: '', postOnly: false, reduceOnly: false };
+    const order = {
+      id: H('c'),
+      marketId: H('a'),
+      partyId: H('b'),
+      side: 'SIDE_SELL',
+      price: '123456789012345678901234',
+      size: '10',
+      remaining: '10',
+      timeInForce: 'TIME_IN_FORCE_GTC',
+      type: 'TYPE_LIMIT',
+      createdAt: '0',
+      status: 'STATUS_ACTIVE',
+      expiresAt: '0',
+      reference: '',
+      updatedAt: '0',
+      version: '1',
+      batchId: '1',
+      peggedOrder: null,
+      liquidityProvisionId: '',
+      postOnly: false,
+      reduceOnly: false,
+    };
     const s = orderSamples('net', { order }, 1, MARKET);
     expect(val(s, 'vega_order_price')).toBe(1234567890123456800);
   });
@@ -57,7 +88,11 @@ describe('issue 13 defects', () => {
   });
 
   it('lpPriceRange "" falls back to liquiditySlaParams.priceRange', () => {
-    const s = marketsSamples('net', [market({ tradableInstrument: { ...(market().tradableInstrument as object), logNormalRiskModel: null } })], { maxMarkets: 10, allow: [], countsOnly: false });
+    const s = marketsSamples('net', [market({ tradableInstrument: { ...(market().tradableInstrument as object), logNormalRiskModel: null } })], {
+      maxMarkets: 10,
+      allow: [],
+      countsOnly: false,
+    });
     expect(val(s, 'vega_market_lp_price_range')).toBe(0.05);
   });
 });

@@ -14,7 +14,15 @@ import { createLogger } from '../../../src/exporter/logger.js';
 import { renderMetricDoc } from '../../../scripts/metric-doc.js';
 import { withSim } from '../../helpers/sim.js';
 
-const greeting = defineMetric('throwaway', 'vega_throwaway_block_height', 'gauge', ['target', 'greeting'], 'blocks', 'GET /statistics statistics.blockHeight', 'A collector that exists only in this test.');
+const greeting = defineMetric(
+  'throwaway',
+  'vega_throwaway_block_height',
+  'gauge',
+  ['target', 'greeting'],
+  'blocks',
+  'GET /statistics statistics.blockHeight',
+  'A collector that exists only in this test.',
+);
 
 const throwaway = defineCollector({
   name: 'throwaway',
@@ -49,7 +57,9 @@ describe('a collector registered in one place', () => {
     expect(bad.error!.issues.find((i) => i.path.join('.') === 'collectors.throwaway')!.message).toMatch(/colour/);
     // The registry's own schema does not know it.
     expect(schema.safeParse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }] }).success).toBe(true);
-    expect(buildConfigSchema(COLLECTORS).safeParse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }], collectors: { throwaway: {} } }).success).toBe(false);
+    expect(buildConfigSchema(COLLECTORS).safeParse({ targets: [{ name: 'n1', url: 'http://127.0.0.1:1' }], collectors: { throwaway: {} } }).success).toBe(
+      false,
+    );
   });
 
   it('is scheduled and rendered, with the bookkeeping every collector gets', async () => {

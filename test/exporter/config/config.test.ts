@@ -42,10 +42,20 @@ describe('config errors exit 2 and name the field', () => {
     ['no target at all', [], {}, /targets: expected at least one target/],
     ['a URL that is not one', ['--datanode.url', 'not a url'], {}, /targets\.0\.url \(--datanode\.url\): expected an http\(s\) URL/],
     ['a URL with credentials', ['--datanode.url', 'http://u:p@h:1'], {}, /targets\.0\.url/],
-    ['a bad listen address', ['--datanode.url', 'http://h:1', '--web.listen-address', 'nope'], {}, /web\.listen_address \(--web\.listen-address\): expected host:port/],
+    [
+      'a bad listen address',
+      ['--datanode.url', 'http://h:1', '--web.listen-address', 'nope'],
+      {},
+      /web\.listen_address \(--web\.listen-address\): expected host:port/,
+    ],
     ['a port out of range', ['--datanode.url', 'http://h:1', '--web.listen-address', ':70000'], {}, /web\.listen_address .*65535/],
     ['an unknown log level', ['--datanode.url', 'http://h:1', '--log.level', 'loud'], {}, /log\.level \(--log\.level\)/],
-    ['a bad level from the environment', ['--datanode.url', 'http://h:1'], { DATANODE_EXPORTER_LOG_LEVEL: 'loud' }, /log\.level \(DATANODE_EXPORTER_LOG_LEVEL\)/],
+    [
+      'a bad level from the environment',
+      ['--datanode.url', 'http://h:1'],
+      { DATANODE_EXPORTER_LOG_LEVEL: 'loud' },
+      /log\.level \(DATANODE_EXPORTER_LOG_LEVEL\)/,
+    ],
     ['an unknown flag', ['--datanode.uri', 'http://h:1'], {}, /flags: .*datanode\.uri/],
     ['a name without a URL', ['--datanode.name', 'x'], {}, /targets\.0\.name/],
     ['a missing file', ['--config.file', '/nonexistent/x.yaml'], {}, /config\.file: cannot read \/nonexistent\/x\.yaml: ENOENT/],
@@ -60,15 +70,39 @@ describe('config errors exit 2 and name the field', () => {
     ['not YAML', 'targets: [\n  - {name: a', /config\.file: .* is not valid YAML at line/],
     ['a list at the top', '- a\n- b\n', /must hold a YAML mapping/],
     ['a misspelt section', 'targets: [{name: a, url: "http://h:1"}]\ncolectors: {}\n', /colectors/],
-    ['a bad interval', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: soon}}\n', /collectors\.statistics\.interval .*expected a duration/],
-    ['an interval that does not divide a minute', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: 7s}}\n', /collectors\.statistics\.interval .*divides a minute/],
-    ['a timeout longer than the interval', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {key_rotations: {interval: 30s, timeout: 1m}}\n', /collectors\.key_rotations\.timeout/],
+    [
+      'a bad interval',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: soon}}\n',
+      /collectors\.statistics\.interval .*expected a duration/,
+    ],
+    [
+      'an interval that does not divide a minute',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: 7s}}\n',
+      /collectors\.statistics\.interval .*divides a minute/,
+    ],
+    [
+      'a timeout longer than the interval',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {key_rotations: {interval: 30s, timeout: 1m}}\n',
+      /collectors\.key_rotations\.timeout/,
+    ],
     ['duplicate target names', 'targets: [{name: a, url: "http://h:1"}, {name: a, url: "http://h:2"}]\n', /targets\.1\.name .*duplicate target name "a"/],
     ['a bad target name', 'targets: [{name: "a b", url: "http://h:1"}]\n', /targets\.0\.name/],
     ['a page size over the node maximum', 'targets: [{name: a, url: "http://h:1"}]\nhttp: {page_size: 6000}\n', /http\.page_size/],
-    ['positions switched on with nothing listed', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {enabled: true}}\n', /collectors\.positions\.party_ids .*at least one id/],
-    ['a malformed order reference', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {orders: {ids: ["abc@0"]}}\n', /collectors\.orders\.ids\.0 .*version of 1 or more/],
-    ['a party id that can never be an id', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {party_ids: [""]}}\n', /collectors\.positions\.party_ids\.0 .*expected an id/],
+    [
+      'positions switched on with nothing listed',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {enabled: true}}\n',
+      /collectors\.positions\.party_ids .*at least one id/,
+    ],
+    [
+      'a malformed order reference',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {orders: {ids: ["abc@0"]}}\n',
+      /collectors\.orders\.ids\.0 .*version of 1 or more/,
+    ],
+    [
+      'a party id that can never be an id',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {positions: {party_ids: [""]}}\n',
+      /collectors\.positions\.party_ids\.0 .*expected an id/,
+    ],
     ['a negative market limit', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {markets: {max_markets: -1}}\n', /collectors\.markets\.max_markets/],
     ['a boolean that is a string', 'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {enabled: "yes"}}\n', /collectors\.statistics\.enabled/],
   ];
@@ -76,7 +110,11 @@ describe('config errors exit 2 and name the field', () => {
     const fifo = join(dir, 'fifo.yaml');
     execFileSync('mkfifo', [fifo]);
     const big = yamlFile(`# ${'x'.repeat(5 * 1024 * 1024)}\n`);
-    for (const [path, why] of [[fifo, 'not a regular file'], ['/dev/zero', 'not a regular file'], [big, 'larger than 4 MiB']] as const) {
+    for (const [path, why] of [
+      [fifo, 'not a regular file'],
+      ['/dev/zero', 'not a regular file'],
+      [big, 'larger than 4 MiB'],
+    ] as const) {
       const r = await run(['--config.file', path]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`config.file: cannot read ${path}: ${why}`);
@@ -134,7 +172,6 @@ describe('config sources', () => {
   });
 });
 
-
 describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () => {
   const base = { targets: [{ name: 'a', url: 'http://h:1' }] };
   const issues = (extra: object): string[] => {
@@ -161,7 +198,11 @@ describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () 
     expect(loadConfig(parseCli(['--datanode.url', 'http://h:1', '--web.enable-lifecycle']), {}).web.enable_lifecycle).toBe(true);
     expect(loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'true' }).web.enable_lifecycle).toBe(true);
     expect(loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'false' }).web.enable_lifecycle).toBe(false);
-    expect(() => loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'maybe' })).toThrow(/web\.enable_lifecycle \(DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE\)/);
-    expect(loadConfig(parseCli(['--config.file', yamlFile('targets: [{name: a, url: "http://h:1"}]\nweb: {enable_lifecycle: true}\n')]), {}).web.enable_lifecycle).toBe(true);
+    expect(() => loadConfig(parseCli(['--datanode.url', 'http://h:1']), { DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE: 'maybe' })).toThrow(
+      /web\.enable_lifecycle \(DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE\)/,
+    );
+    expect(
+      loadConfig(parseCli(['--config.file', yamlFile('targets: [{name: a, url: "http://h:1"}]\nweb: {enable_lifecycle: true}\n')]), {}).web.enable_lifecycle,
+    ).toBe(true);
   });
 });

@@ -21,7 +21,9 @@ describe('YAML mistakes, with line and column', () => {
     expect(errorOf('targets:\n  - name: a\n    url: "http://127.0.0.1:3008"\n   network: main\n')).toBe(
       'config.file: FILE is not valid YAML at line 4, column 1: the indentation does not line up with the lines above',
     );
-    expect(errorOf('web:\n  listen_address: ":19308"\n max_connections: 3\n')).toBe('config.file: FILE is not valid YAML at line 3, column 1: the indentation does not line up with the lines above');
+    expect(errorOf('web:\n  listen_address: ":19308"\n max_connections: 3\n')).toBe(
+      'config.file: FILE is not valid YAML at line 3, column 1: the indentation does not line up with the lines above',
+    );
   });
 
   it('an unclosed [: the bracket and where it opens, not the indentation', () => {
@@ -45,7 +47,13 @@ describe('values the schema refuses, with where they are written', () => {
       'collectors.statistics.interval (in FILE at line 4, column 15): expected an interval that divides a minute, an hour or a day: one of ' +
         '1s, 2s, 3s, 4s, 5s, 6s, 10s, 12s, 15s, 20s, 30s, 1m, 2m, 3m, 4m, 5m, 6m, 10m, 12m, 15m, 20m, 30m, 1h, 2h, 3h, 4h, 6h, 8h, 12h, 24h',
     );
-    for (const [ok, ms] of [['20s', 20_000], ['12m', 720_000], ['8h', 28_800_000], ['24h', 86_400_000], ['60s', 60_000]] as const) {
+    for (const [ok, ms] of [
+      ['20s', 20_000],
+      ['12m', 720_000],
+      ['8h', 28_800_000],
+      ['24h', 86_400_000],
+      ['60s', 60_000],
+    ] as const) {
       const p = join(dir, `ok${n++}.yaml`);
       writeFileSync(p, `${T}collectors: {statistics: {interval: ${ok}}}\n`);
       expect(loadConfig(parseCli(['--config.file', p]), {}).collectors.statistics.interval, ok).toBe(ms);
@@ -63,19 +71,29 @@ describe('values the schema refuses, with where they are written', () => {
     expect(errorOf(T, ['--log.format', 'text'])).toBe('log.format (--log.format): expected one of: logfmt, json');
     expect(errorOf(T, [], { DATANODE_EXPORTER_LOG_FORMAT: 'text' })).toBe('log.format (DATANODE_EXPORTER_LOG_FORMAT): expected one of: logfmt, json');
     expect(errorOf(T, ['--web.telemetry-path', 'metrics'])).toBe('web.telemetry_path (--web.telemetry-path): expected a path such as /metrics');
-    expect(errorOf(`${T}web: {telemetry_path: /healthz}\n`)).toBe('web.telemetry_path (in FILE at line 2, column 23): expected a path other than /, /healthz, /readyz, /probe, /-/reload');
+    expect(errorOf(`${T}web: {telemetry_path: /healthz}\n`)).toBe(
+      'web.telemetry_path (in FILE at line 2, column 23): expected a path other than /, /healthz, /readyz, /probe, /-/reload',
+    );
   });
 });
 
 describe('unknown keys', () => {
   it('suggest the nearest known key, wherever they are', () => {
     expect(errorOf(`${T}colectors: {}\n`)).toBe('(top level) (in FILE at line 2, column 1): unknown key "colectors"; did you mean "collectors"?');
-    expect(errorOf(`${T}web:\n  listen_adress: ":19308"\n`)).toBe('web (in FILE at line 3, column 3): unknown key "listen_adress"; did you mean "listen_address"?');
-    expect(errorOf('targets:\n  - name: a\n    url: "http://127.0.0.1:3008"\n    header: {}\n')).toBe('targets.0 (in FILE at line 4, column 5): unknown key "header"; did you mean "headers"?');
-    expect(errorOf(`${T}collectors:\n  statistics: {intreval: 15s}\n`)).toBe('collectors.statistics (in FILE at line 3, column 16): unknown key "intreval"; did you mean "interval"?');
+    expect(errorOf(`${T}web:\n  listen_adress: ":19308"\n`)).toBe(
+      'web (in FILE at line 3, column 3): unknown key "listen_adress"; did you mean "listen_address"?',
+    );
+    expect(errorOf('targets:\n  - name: a\n    url: "http://127.0.0.1:3008"\n    header: {}\n')).toBe(
+      'targets.0 (in FILE at line 4, column 5): unknown key "header"; did you mean "headers"?',
+    );
+    expect(errorOf(`${T}collectors:\n  statistics: {intreval: 15s}\n`)).toBe(
+      'collectors.statistics (in FILE at line 3, column 16): unknown key "intreval"; did you mean "interval"?',
+    );
   });
 
   it('list the known keys when none is near', () => {
-    expect(errorOf(`${T}zzzzzz: 1\n`)).toBe('(top level) (in FILE at line 2, column 1): unknown key "zzzzzz"; expected one of: targets, web, log, http, discovery, shard, probe, fleet, limits, collectors');
+    expect(errorOf(`${T}zzzzzz: 1\n`)).toBe(
+      '(top level) (in FILE at line 2, column 1): unknown key "zzzzzz"; expected one of: targets, web, log, http, discovery, shard, probe, fleet, limits, collectors',
+    );
   });
 });

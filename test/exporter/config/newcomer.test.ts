@@ -15,7 +15,8 @@ const file = (name: string, text: string): string => {
   writeFileSync(p, text);
   return p;
 };
-const THREE = 'targets:\n  - {name: dn1, url: "http://127.0.0.1:3008"}\n  - {name: dn2, url: "http://127.0.0.1:3009"}\n  - {name: dn3, url: "http://127.0.0.1:3010"}\n';
+const THREE =
+  'targets:\n  - {name: dn1, url: "http://127.0.0.1:3008"}\n  - {name: dn2, url: "http://127.0.0.1:3009"}\n  - {name: dn3, url: "http://127.0.0.1:3010"}\n';
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -57,7 +58,7 @@ describe('the configuration', () => {
     expect(err.message).not.toContain('secret-token-123');
   });
 
-  it('--datanode.url says that it replaces the file\'s targets', () => {
+  it("--datanode.url says that it replaces the file's targets", () => {
     const notes: string[] = [];
     const cfg = loadConfig(parseCli(['--config.file', file('three.yaml', THREE), '--datanode.url', 'http://127.0.0.1:4000']), {}, notes);
     expect(cfg.targets.map((t) => t.url)).toEqual(['http://127.0.0.1:4000']);

@@ -26,12 +26,26 @@ const SCHEMA = readFileSync(new URL('../../../../shared/reference/datanode-schem
 
 describe('the specification, read', () => {
   it('every resource with a field table, every row of each table', () => {
-    expect(SPEC.map((r) => r.name)).toEqual(['Common: page envelope', 'Node signature', 'Party', 'Order', 'Market', 'Statistics', 'Network history status', 'Position', 'Key rotation']);
+    expect(SPEC.map((r) => r.name)).toEqual([
+      'Common: page envelope',
+      'Node signature',
+      'Party',
+      'Order',
+      'Market',
+      'Statistics',
+      'Network history status',
+      'Position',
+      'Key rotation',
+    ]);
     // Each table row gives at least one field: count the rows of each table in the document itself.
     const text = readSpec();
     for (const r of SPEC) {
       const block = text.slice(text.indexOf(`### ${r.name}`));
-      const rows = block.split('\n').slice(1).filter((l, i, all) => l.startsWith('|') && all.slice(0, i).every((p) => !p.startsWith('### '))).length - 2;
+      const rows =
+        block
+          .split('\n')
+          .slice(1)
+          .filter((l, i, all) => l.startsWith('|') && all.slice(0, i).every((p) => !p.startsWith('### '))).length - 2;
       expect(r.fields.length, r.name).toBeGreaterThanOrEqual(rows);
     }
   });
@@ -39,18 +53,33 @@ describe('the specification, read', () => {
   it('nested paths: comma lists, objects in the type or the notes, arrays, the data-source spec', () => {
     const of = (name: string): string[] => SPEC.find((r) => r.name === name)!.fields;
     expect(of('Statistics')).toHaveLength(38); // status, 8 subscription counts, 29 strings
-    expect(of('Market')).toEqual(expect.arrayContaining([
-      'fees.factors.infrastructureFee', 'fees.factors.liquidityFee', 'fees.factors.makerFee',
-      'marketTimestamps.close', 'openingAuction.volume',
-      'priceMonitoringSettings.parameters.triggers[].horizon', 'priceMonitoringSettings.parameters.triggers[].probability', 'priceMonitoringSettings.parameters.triggers[].auctionExtension',
-      'tradableInstrument.logNormalRiskModel.params.sigma', 'tradableInstrument.simpleRiskModel.params.probabilityOfTrading',
-      'tradableInstrument.instrument.future.dataSourceSpecBinding.tradingTerminationProperty',
-      'tradableInstrument.instrument.future.dataSourceSpecForSettlementData.data.external.oracle.filters[].conditions[].value',
-      'tradableInstrument.instrument.future.dataSourceSpecForTradingTermination.data.internal.time.conditions[].operator',
-      'tradableInstrument.instrument.future.dataSourceSpecForTradingTermination.data.external.oracle.signers[].pubKey.key',
-    ]));
+    expect(of('Market')).toEqual(
+      expect.arrayContaining([
+        'fees.factors.infrastructureFee',
+        'fees.factors.liquidityFee',
+        'fees.factors.makerFee',
+        'marketTimestamps.close',
+        'openingAuction.volume',
+        'priceMonitoringSettings.parameters.triggers[].horizon',
+        'priceMonitoringSettings.parameters.triggers[].probability',
+        'priceMonitoringSettings.parameters.triggers[].auctionExtension',
+        'tradableInstrument.logNormalRiskModel.params.sigma',
+        'tradableInstrument.simpleRiskModel.params.probabilityOfTrading',
+        'tradableInstrument.instrument.future.dataSourceSpecBinding.tradingTerminationProperty',
+        'tradableInstrument.instrument.future.dataSourceSpecForSettlementData.data.external.oracle.filters[].conditions[].value',
+        'tradableInstrument.instrument.future.dataSourceSpecForTradingTermination.data.internal.time.conditions[].operator',
+        'tradableInstrument.instrument.future.dataSourceSpecForTradingTermination.data.external.oracle.signers[].pubKey.key',
+      ]),
+    );
     expect(of('Order')).toEqual(expect.arrayContaining(['peggedOrder.offset', 'peggedOrder.reference']));
-    expect(of('Common: page envelope')).toEqual(['edges[].cursor', 'edges[].node', 'pageInfo.startCursor', 'pageInfo.endCursor', 'pageInfo.hasNextPage', 'pageInfo.hasPreviousPage']);
+    expect(of('Common: page envelope')).toEqual([
+      'edges[].cursor',
+      'edges[].node',
+      'pageInfo.startCursor',
+      'pageInfo.endCursor',
+      'pageInfo.hasNextPage',
+      'pageInfo.hasPreviousPage',
+    ]);
     expect(of('Network history status')).toEqual(['connectedPeers', 'ipfsAddress', 'swarmKey', 'swarmKeySeed']);
   });
 });
@@ -61,7 +90,9 @@ describe('coverage of the query service', () => {
   });
 
   it('the check fails when a field is dropped from the table, or added to the specification', () => {
-    const dropped = COVERAGE.map((r) => (r.resource === 'Market' ? { ...r, fields: r.fields.filter((f) => f.field !== 'liquidityMonitoringParameters.triggeringRatio') } : r));
+    const dropped = COVERAGE.map((r) =>
+      r.resource === 'Market' ? { ...r, fields: r.fields.filter((f) => f.field !== 'liquidityMonitoringParameters.triggeringRatio') } : r,
+    );
     expect(missing(SPEC, dropped)).toEqual(['Market: liquidityMonitoringParameters.triggeringRatio']);
     const grown = readSpec().replace('| blockHeight | uint64 |', '| blockHeight | uint64 |\n| finalisedHeight | uint64 | |');
     expect(missing(specResources(grown), COVERAGE)).toEqual(['Key rotation: finalisedHeight']);

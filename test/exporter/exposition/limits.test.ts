@@ -34,7 +34,12 @@ describe('the rendered body is capped', () => {
     expo.onTruncated = () => void told++;
     expo.limitBytes = 64 * 1024;
     store.set({ scope: 'target', id: 't', source: 'statistics' }, [{ metric: M.peers, values: ['t'], value: 7 }], 0, Infinity);
-    store.set({ scope: 'network', id: 'n', source: 'markets' }, Array.from({ length: 3000 }, (_, i) => ({ metric: M.marketDecimals, values: ['n', `m${i}`], value: 1 })), 0, Infinity);
+    store.set(
+      { scope: 'network', id: 'n', source: 'markets' },
+      Array.from({ length: 3000 }, (_, i) => ({ metric: M.marketDecimals, values: ['n', `m${i}`], value: 1 })),
+      0,
+      Infinity,
+    );
     const body = (await expo.body('text')).plain.toString();
     expect(body.length).toBeLessThanOrEqual(64 * 1024);
     expect(body).toContain('datanode_exporter_metrics_truncated 1');
@@ -49,6 +54,10 @@ describe('enum labels', () => {
   it('known values, a few unknown ones by name, then other', () => {
     const e = new EnumLabels(['A', 'B'], 2);
     expect(['A', 'X', 'Y', 'Z', 'X', 'W'].map((v) => e.label(v))).toEqual(['A', 'X', 'Y', 'other', 'X', 'other']);
-    expect(oneHot(['A', 'B'], 'Z', e)).toEqual([['A', 0], ['B', 0], ['other', 1]]);
+    expect(oneHot(['A', 'B'], 'Z', e)).toEqual([
+      ['A', 0],
+      ['B', 0],
+      ['other', 1],
+    ]);
   });
 });

@@ -9,7 +9,15 @@ const key = { scope: 'network' as const, id: 'n', source: 'key_rotations' };
 
 describe('formats', () => {
   const store = new SeriesStore();
-  store.set(key, [{ metric: M.rotations, values: ['n', 'a"b'], value: 3 }, { metric: M.rotationLastHeight, values: ['n', 'a"b'], value: 120 }], 0, Infinity);
+  store.set(
+    key,
+    [
+      { metric: M.rotations, values: ['n', 'a"b'], value: 3 },
+      { metric: M.rotationLastHeight, values: ['n', 'a"b'], value: 120 },
+    ],
+    0,
+    Infinity,
+  );
 
   it('text: HELP and TYPE per family, escaped labels, families apart by a blank line', async () => {
     const text = await renderStore(store, 'text');
@@ -28,7 +36,9 @@ describe('formats', () => {
   });
 
   it('answers OpenMetrics when the client ranks it first, as Prometheus does', () => {
-    expect(formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
+    expect(
+      formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'),
+    ).toBe('openmetrics');
     expect(formatFor('application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
     expect(formatFor('text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5')).toBe('text');
     expect(formatFor('*/*')).toBe('text');
@@ -77,17 +87,59 @@ describe('rendered entry by entry, the same text as prom-client renders the whol
     return registry.metrics();
   }
 
-  it.each(['text', 'openmetrics'] as const)('%s, before and after one target\'s poll changes its series', async (format) => {
+  it.each(['text', 'openmetrics'] as const)("%s, before and after one target's poll changes its series", async (format) => {
     const store = new SeriesStore();
     const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store));
     const poll = (t: string, peers: number, orders: number) =>
-      store.set({ scope: 'target', id: t, source: 'statistics' }, [{ metric: M.peers, values: [t], value: peers }, { metric: M.ordersTotal, values: [t], value: orders }], 0, Infinity);
+      store.set(
+        { scope: 'target', id: t, source: 'statistics' },
+        [
+          { metric: M.peers, values: [t], value: peers },
+          { metric: M.ordersTotal, values: [t], value: orders },
+        ],
+        0,
+        Infinity,
+      );
     poll('a', 1, 10);
     poll('b', 2, 20);
-    expect(await reg.render()).toBe(await plain(format, [[M.peers, [[{ target: 'a' }, 1], [{ target: 'b' }, 2]]], [M.ordersTotal, [[{ target: 'a' }, 10], [{ target: 'b' }, 20]]]]));
+    expect(await reg.render()).toBe(
+      await plain(format, [
+        [
+          M.peers,
+          [
+            [{ target: 'a' }, 1],
+            [{ target: 'b' }, 2],
+          ],
+        ],
+        [
+          M.ordersTotal,
+          [
+            [{ target: 'a' }, 10],
+            [{ target: 'b' }, 20],
+          ],
+        ],
+      ]),
+    );
     poll('b', 3, 30);
     store.delete({ scope: 'target', id: 'a', source: 'statistics' });
     poll('c', 4, 40);
-    expect(await reg.render()).toBe(await plain(format, [[M.peers, [[{ target: 'b' }, 3], [{ target: 'c' }, 4]]], [M.ordersTotal, [[{ target: 'b' }, 30], [{ target: 'c' }, 40]]]]));
+    expect(await reg.render()).toBe(
+      await plain(format, [
+        [
+          M.peers,
+          [
+            [{ target: 'b' }, 3],
+            [{ target: 'c' }, 4],
+          ],
+        ],
+        [
+          M.ordersTotal,
+          [
+            [{ target: 'b' }, 30],
+            [{ target: 'c' }, 40],
+          ],
+        ],
+      ]),
+    );
   });
 });

@@ -3,18 +3,29 @@ import { M } from '../../../src/exporter/exposition/catalogue.js';
 import { SeriesStore } from '../../../src/exporter/exposition/store.js';
 
 describe('store', () => {
-  it('gives a family\'s series across sources in key order, with capped labels', () => {
+  it("gives a family's series across sources in key order, with capped labels", () => {
     const s = new SeriesStore();
-    s.set({ scope: 'target', id: 'b', source: 'test' }, [{ metric: M.peers, values: ['b'], value: 2 }, { metric: M.blockHeight, values: ['b'], value: 20 }], 0, Infinity);
+    s.set(
+      { scope: 'target', id: 'b', source: 'test' },
+      [
+        { metric: M.peers, values: ['b'], value: 2 },
+        { metric: M.blockHeight, values: ['b'], value: 20 },
+      ],
+      0,
+      Infinity,
+    );
     s.set({ scope: 'target', id: 'a', source: 'test' }, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
-    expect(s.series(M.peers)).toEqual([{ labels: { target: 'a' }, value: 1 }, { labels: { target: 'b' }, value: 2 }]);
+    expect(s.series(M.peers)).toEqual([
+      { labels: { target: 'a' }, value: 1 },
+      { labels: { target: 'b' }, value: 2 },
+    ]);
     expect(s.series(M.peers, (k) => k.id === 'b')).toEqual([{ labels: { target: 'b' }, value: 2 }]);
     expect(s.seriesCount()).toBe(3);
     expect(s.has(M.blockHeight)).toBe(true);
     expect(s.has(M.backlog)).toBe(false);
   });
 
-  it('gives a family\'s series entry by entry; an entry\'s version changes only when that entry is set again', () => {
+  it("gives a family's series entry by entry; an entry's version changes only when that entry is set again", () => {
     const s = new SeriesStore();
     const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
     const b = { scope: 'target' as const, id: 'b', source: 'statistics' };
@@ -34,7 +45,12 @@ describe('store', () => {
   it('drops a source past its maximum age', () => {
     const s = new SeriesStore();
     s.set({ scope: 'target', id: 'old', source: 'test' }, [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);
-    s.set({ scope: 'target', id: 'old', source: 'test', meta: true }, [{ metric: M.collectorSuccess, values: ['old', 'statistics'], value: 0 }], 1000, Infinity);
+    s.set(
+      { scope: 'target', id: 'old', source: 'test', meta: true },
+      [{ metric: M.collectorSuccess, values: ['old', 'statistics'], value: 0 }],
+      1000,
+      Infinity,
+    );
     expect(s.expire(3999)).toEqual([]);
     expect(s.has(M.peers)).toBe(true);
     expect(s.expire(4001)).toEqual([{ scope: 'target', id: 'old', source: 'test' }]);

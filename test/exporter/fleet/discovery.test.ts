@@ -30,7 +30,15 @@ describe('Discovery', () => {
       file('a.yaml', '- name: a1\n  url: http://a1:3008\n  network: main\n'),
       file('b.yml', 'targets:\n  - { name: b1, url: "http://b1:3008" }\n'),
       file('c.json', JSON.stringify([{ name: 'c1', url: 'http://c1:3008' }])),
-      file('d.json', JSON.stringify({ targets: [{ name: 'd1', url: 'https://d1' }, { name: 'd2', url: 'http://d2:1' }] })),
+      file(
+        'd.json',
+        JSON.stringify({
+          targets: [
+            { name: 'd1', url: 'https://d1' },
+            { name: 'd2', url: 'http://d2:1' },
+          ],
+        }),
+      ),
     );
     expect(await d.refresh()).toBe(true);
     expect(names(d)).toEqual(['a1', 'b1', 'c1', 'd1', 'd2']);

@@ -1,9 +1,21 @@
 /** The pure fleet logic: networks, fail-over order, disagreement, signals and shards. */
 import { describe, expect, it } from 'vitest';
-import { candidateOrder, disagreement, fleetSamples, networkOf, shardOf, trackPoll, type PollTrack, type TargetView } from '../../../src/exporter/fleet/signals.js';
+import {
+  candidateOrder,
+  disagreement,
+  fleetSamples,
+  networkOf,
+  shardOf,
+  trackPoll,
+  type PollTrack,
+  type TargetView,
+} from '../../../src/exporter/fleet/signals.js';
 import type { Sample } from '../../../src/exporter/exposition/labels.js';
 
-const view = (name: string, o: Partial<TargetView> & { height?: bigint; dn?: bigint; chain?: string; version?: string; fp?: string; fpH?: bigint } = {}): TargetView => ({
+const view = (
+  name: string,
+  o: Partial<TargetView> & { height?: bigint; dn?: bigint; chain?: string; version?: string; fp?: string; fpH?: bigint } = {},
+): TargetView => ({
   name,
   healthy: o.healthy ?? true,
   configuredNetwork: o.configuredNetwork,
@@ -78,7 +90,7 @@ describe('fleet logic', () => {
     expect(get(s, 'vega_fleet_version_mismatch', 'b')).toBe(1);
   });
 
-  it('segment lag: the data node\'s own height (else core\'s) minus the newest toHeight, never negative', () => {
+  it("segment lag: the data node's own height (else core's) minus the newest toHeight, never negative", () => {
     const s = fleetSamples(
       [
         { ...view('a', { height: 5000n, dn: 4800n }), segmentHeight: 4000n }, // from the data node's height, not core's
@@ -116,21 +128,34 @@ describe('fleet logic', () => {
         healthy: true,
         poll: trackPoll(prev, atMs, BigInt(h), blockTimeNs),
         facts: {
-          chainId: 'c1', appVersion: 'v1', height: BigInt(h), blockTimeNs,
+          chainId: 'c1',
+          appVersion: 'v1',
+          height: BigInt(h),
+          blockTimeNs,
           currentTimeNs: BigInt(atMs) * 1_000_000n,
           blockDurationNs: BigInt(blockMs(h, jitter) - blockMs(h - 1, jitter)) * 1_000_000n,
         },
       };
     };
-    const nodes = [{ name: 'tip', behind: 0, phase: 0 }, { name: 'two', behind: 2, phase: 1700 }, { name: 'five', behind: 5, phase: 3300 }, { name: 'two-b', behind: 2, phase: 4950 }];
+    const nodes = [
+      { name: 'tip', behind: 0, phase: 0 },
+      { name: 'two', behind: 2, phase: 1700 },
+      { name: 'five', behind: 5, phase: 3300 },
+      { name: 'two-b', behind: 2, phase: 4950 },
+    ];
 
     // With irregular blocks a poll within the jitter of a block boundary can read one block off,
     // so that case polls away from the boundaries (250 ms later); steady blocks take any phase.
-    it.each([[false, 0], [true, 250]])('nodes at fixed distances polled at different phases show those distances at every poll (block-time jitter %s)', (jitter, shift) => {
+    it.each([
+      [false, 0],
+      [true, 250],
+    ])('nodes at fixed distances polled at different phases show those distances at every poll (block-time jitter %s)', (jitter, shift) => {
       const last = new Map<string, TargetView & { poll: PollTrack }>();
       const seen = new Map<string, Set<number>>(nodes.map((n) => [n.name, new Set<number>()]));
       // Poll events in time order over two minutes; the signals are recomputed after each one.
-      const events = nodes.flatMap((n) => Array.from({ length: 24 }, (_, i) => ({ n, at: T0 + 600_000 + shift + n.phase + i * 5000 }))).sort((a, b) => a.at - b.at);
+      const events = nodes
+        .flatMap((n) => Array.from({ length: 24 }, (_, i) => ({ n, at: T0 + 600_000 + shift + n.phase + i * 5000 })))
+        .sort((a, b) => a.at - b.at);
       for (const { n, at } of events) {
         last.set(n.name, polled(n.name, n.behind, at, last.get(n.name)?.poll, jitter));
         if (last.size < nodes.length) continue;

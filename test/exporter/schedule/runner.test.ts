@@ -19,10 +19,14 @@ const NODE: CollectorIdentity = { name: 'statistics', scope: 'node', upMetric: M
 const NET: CollectorIdentity = { name: 'markets', scope: 'network' };
 
 type Collect = (ctx: CollectContext, target: string) => Promise<CollectResult>;
-const ok = (value = 1, extra: Partial<CollectResult> = {}): Collect => async (ctx) => ({ samples: [{ metric: M.peers, values: [ctx.target], value }], ...extra });
-const fail = (code: ConstructorParameters<typeof ExporterError>[0] = 'UPSTREAM_HTTP'): Collect => async () => {
-  throw new ExporterError(code, `failed with ${code}`);
-};
+const ok =
+  (value = 1, extra: Partial<CollectResult> = {}): Collect =>
+  async (ctx) => ({ samples: [{ metric: M.peers, values: [ctx.target], value }], ...extra });
+const fail =
+  (code: ConstructorParameters<typeof ExporterError>[0] = 'UPSTREAM_HTTP'): Collect =>
+  async () => {
+    throw new ExporterError(code, `failed with ${code}`);
+  };
 
 /** A fake client per target name: the collector learns which candidate it was handed. */
 const clients = new Map<DatanodeClient, string>();
@@ -171,7 +175,9 @@ describe('network scope', () => {
     expect(h.calls.map((c) => c.target)).toEqual(['dnA', 'dnB']);
     expect(h.runner.state).toMatchObject({ success: true, answeredBy: 'dnB' });
     const s = h.scrape();
-    expect(s.all('vega_network_collector_source')).toEqual([{ name: 'vega_network_collector_source', labels: { network: 'main', collector: 'markets', target: 'dnB' }, value: 1 }]);
+    expect(s.all('vega_network_collector_source')).toEqual([
+      { name: 'vega_network_collector_source', labels: { network: 'main', collector: 'markets', target: 'dnB' }, value: 1 },
+    ]);
     expect(s.value('vega_network_collector_success', { network: 'main', collector: 'markets' })).toBe(1);
     expect(s.value('vega_peers', { target: 'main' })).toBe(5); // the collector was asked for the network's series
     expect(s.has('vega_collector_success')).toBe(false);
@@ -305,7 +311,7 @@ describe('series', () => {
     expect(s.value('vega_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(0); // meta stays
   });
 
-  it('stop(true) removes the runner\'s series; stop() keeps them', async () => {
+  it("stop(true) removes the runner's series; stop() keeps them", async () => {
     const kept = harness({ scope: 'dn1' });
     const dropped = harness({ scope: 'dn2' });
     await kept.runner.runOnce();

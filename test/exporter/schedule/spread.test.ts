@@ -50,8 +50,17 @@ function expectSpreadOver15s(phases: Iterable<number>, count: number): void {
 describe('spreadSchedule', () => {
   it('fires every interval at the offset, for every allowed interval shape', () => {
     const cases: [number, number][] = [
-      [1000, 0], [1000, 437], [15_000, 0], [15_000, 7_250], [15_000, 14_999], [30_000, 29_001],
-      [60_000, 59_999], [300_000, 123_456], [3_600_000, 3_599_999], [21_600_000, 20_000_123], [86_400_000, 45_296_789],
+      [1000, 0],
+      [1000, 437],
+      [15_000, 0],
+      [15_000, 7_250],
+      [15_000, 14_999],
+      [30_000, 29_001],
+      [60_000, 59_999],
+      [300_000, 123_456],
+      [3_600_000, 3_599_999],
+      [21_600_000, 20_000_123],
+      [86_400_000, 45_296_789],
     ];
     for (const [interval, offset] of cases) {
       const times = fireTimes(interval, offset, 4);
@@ -84,14 +93,18 @@ describe('a fleet of 100 targets', () => {
   it('spreads statistics polls over their 15 s interval and keeps the offsets across a reload', async () => {
     const url = await refusingServer();
     const config = (list: string[], marketsInterval: string): Config =>
-      configSchema.parse({ targets: list.map((name) => ({ name, url })), log: { level: 'silent' }, http: { retries: 0 }, collectors: { ...NO_NETWORK, statistics: { interval: '15s' }, markets: { enabled: false, interval: marketsInterval } } });
+      configSchema.parse({
+        targets: list.map((name) => ({ name, url })),
+        log: { level: 'silent' },
+        http: { retries: 0 },
+        collectors: { ...NO_NETWORK, statistics: { interval: '15s' }, markets: { enabled: false, interval: marketsInterval } },
+      });
     let next = config(FLEET, '1m');
     // The polling core only (no HTTP server), and no wait for readiness: only the runners' offsets matter.
     const ex = new Exporter(next, createLogger('silent', new LogCapture()), () => next);
     life.defer(() => ex.stop());
     await ex.startCore();
-    const offsets = (): Map<string, number> =>
-      new Map(ex.runners.filter((r) => r.collector.name === 'statistics').map((r) => [r.scopeValue, r.offsetMs]));
+    const offsets = (): Map<string, number> => new Map(ex.runners.filter((r) => r.collector.name === 'statistics').map((r) => [r.scopeValue, r.offsetMs]));
     const before = offsets();
     expect(before.size).toBe(100);
     expectSpreadOver15s(before.values(), 100);
@@ -174,7 +187,9 @@ describe('runners polling on the spread schedule (fake clock)', () => {
 
   it('a runner polls at its offset: the cron second and the sub-second delay both show', async () => {
     // A target whose 2 s offset has a sub-second part, so both the cron seconds and the in-tick delay show.
-    const name = Array.from({ length: 50 }, (_, i) => `t${i}`).find((n) => stableOffset(`${n}/statistics`, 2000) % 1000 > 300 && stableOffset(`${n}/statistics`, 2000) % 1000 < 700)!;
+    const name = Array.from({ length: 50 }, (_, i) => `t${i}`).find(
+      (n) => stableOffset(`${n}/statistics`, 2000) % 1000 > 300 && stableOffset(`${n}/statistics`, 2000) % 1000 < 700,
+    )!;
     expect(name, 'a target whose 2 s offset has a sub-second part').toBeDefined();
     await withFakeClock(T0, async (clock) => {
       const asked = await observe(clock, [name], 2000, 3);
@@ -187,7 +202,10 @@ describe('runners polling on the spread schedule (fake clock)', () => {
       const before = await observe(clock, FLEET, 15_000, 2);
       // Where in the interval each one actually polled, from the fake clock.
       const phase = (asked: Map<string, number[]>, name: string): number => mod(asked.get(name)!.at(-1)!, 15_000);
-      expectSpreadOver15s(FLEET.map((n) => phase(before, n)), 100);
+      expectSpreadOver15s(
+        FLEET.map((n) => phase(before, n)),
+        100,
+      );
 
       // Stopped and rebuilt (a reload), one target dropped and one added, at a later time.
       await clock.advance(4_321);

@@ -24,13 +24,23 @@ describe('probe allow-list', () => {
     expect(ok('https://n.example:8443/x', r)).toBe(false);
     expect(ok('https://n.example.evil/x', r)).toBe(false);
     expect(ok('http://127.0.0.1:3008@evil:3008/gw', r)).toBe(false);
-    expect(checkProbeUrl('http://127.0.0.1:@localhost:3008/', rules('http://127.0.0.1:'))).toMatchObject({ status: 400, reason: expect.stringMatching(/user-info/) });
+    expect(checkProbeUrl('http://127.0.0.1:@localhost:3008/', rules('http://127.0.0.1:'))).toMatchObject({
+      status: 400,
+      reason: expect.stringMatching(/user-info/),
+    });
     expect(checkProbeUrl('not a url', r)).toMatchObject({ status: 400 });
   });
 
   it('compares the decoded path segments: an encoded separator or dot segment cannot leave an allowed prefix (issue 34, item 7)', () => {
     const r = rules('http://127.0.0.1:3008/only/');
-    for (const t of ['http://127.0.0.1:3008/only/..%2Fsecret/', 'http://127.0.0.1:3008/only/..%2fsecret', 'http://127.0.0.1:3008/only/..%5Csecret', 'http://127.0.0.1:3008/only/%2E%2E%2F..%2Fx', 'http://127.0.0.1:3008/only/a%2Fb', 'http://127.0.0.1:3008/only/%E0%A4%A']) {
+    for (const t of [
+      'http://127.0.0.1:3008/only/..%2Fsecret/',
+      'http://127.0.0.1:3008/only/..%2fsecret',
+      'http://127.0.0.1:3008/only/..%5Csecret',
+      'http://127.0.0.1:3008/only/%2E%2E%2F..%2Fx',
+      'http://127.0.0.1:3008/only/a%2Fb',
+      'http://127.0.0.1:3008/only/%E0%A4%A',
+    ]) {
       expect(checkProbeUrl(t, r), t).toMatchObject({ status: 400 });
     }
     expect(ok('http://127.0.0.1:3008/only/%2e%2e/secret', r)).toBe(false); // URL parsing resolves this one itself

@@ -21,13 +21,34 @@ afterEach(async () => {
 
 async function node(routes: Parameters<typeof hostileNode>[0]): Promise<{ node: HostileNode; client: DatanodeClient }> {
   const n = await hostileNode(routes);
-  const client = new DatanodeClient({ url: n.url, headers: {}, connectTimeoutMs: 2000, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000, requestTimeoutMs: 20_000, maxResponseBytes: 32 * 1024 * 1024, requestsPerSecond: 1000, burst: 1000, retries: 0 });
+  const client = new DatanodeClient({
+    url: n.url,
+    headers: {},
+    connectTimeoutMs: 2000,
+    headersTimeoutMs: 10_000,
+    bodyTimeoutMs: 10_000,
+    requestTimeoutMs: 20_000,
+    maxResponseBytes: 32 * 1024 * 1024,
+    requestsPerSecond: 1000,
+    burst: 1000,
+    retries: 0,
+  });
   cleanup.push(n.close, () => client.close());
   return { node: n, client };
 }
 
-const ctx = (client: DatanodeClient, pageSize = 5000, maxPages = 100): CollectContext => ({ target: 'net', client, signal: AbortSignal.timeout(60_000), pageSize, maxPages });
-const failure = (p: Promise<unknown>): Promise<{ code?: string; message?: string; name?: string }> => p.then(() => ({}), (e: { code?: string; message?: string; name?: string }) => e);
+const ctx = (client: DatanodeClient, pageSize = 5000, maxPages = 100): CollectContext => ({
+  target: 'net',
+  client,
+  signal: AbortSignal.timeout(60_000),
+  pageSize,
+  maxPages,
+});
+const failure = (p: Promise<unknown>): Promise<{ code?: string; message?: string; name?: string }> =>
+  p.then(
+    () => ({}),
+    (e: { code?: string; message?: string; name?: string }) => e,
+  );
 
 /** Milliseconds `f` takes. */
 function timed(f: () => unknown): number {
@@ -53,7 +74,13 @@ describe('a structural scan before JSON.parse', () => {
     expect(scan(`[${Array(100).fill(0).join(',')}]`)).toBeUndefined();
     expect(scan(`[${Array(101).fill(0).join(',')}]`)).toMatch(/more than 100 elements/);
     // 100 elements in each of 20 arrays: 2,000 separators, beyond 1,000 tokens.
-    expect(scan(`[${Array(20).fill(`[${Array(100).fill(0).join(',')}]`).join(',')}]`)).toMatch(/more than 1000 JSON tokens/);
+    expect(
+      scan(
+        `[${Array(20)
+          .fill(`[${Array(100).fill(0).join(',')}]`)
+          .join(',')}]`,
+      ),
+    ).toMatch(/more than 1000 JSON tokens/);
     expect(scan(`[${Array(50).fill('{}').join(',')}]`)).toMatch(/more than 50 objects and arrays/);
     expect(scan(`{"a":"${'[,{'.repeat(5000)}\\"]]]"}`)).toBeUndefined();
     // Objects' members are not elements of an array.
@@ -94,14 +121,21 @@ describe('dense JSON under the byte cap fails the collector quickly with a coded
 
   it('a page of 150,000 rows fails the markets collector with a coded error, not a stack overflow', async () => {
     const rows = `[${'{"node":{}},'.repeat(149_999)}{"node":{}}]`;
-    const { client } = await node({ '/api/v2/markets': (_q, res) => json(res, `{"markets":{"edges":${rows},"pageInfo":{"hasNextPage":false,"endCursor":""}}}`) });
+    const { client } = await node({
+      '/api/v2/markets': (_q, res) => json(res, `{"markets":{"edges":${rows},"pageInfo":{"hasNextPage":false,"endCursor":""}}}`),
+    });
     const c = new MarketsCollector({ maxMarkets: 500, allow: [], countsOnly: true }, new Directory());
     expect(await failure(c.collect(ctx(client)))).toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
   });
 
   it('20,000 bad rows given at once are skipped and counted, in a bounded list', () => {
     const skips = new RowSkips();
-    marketsSamples('t', Array.from({ length: 20_000 }, (_, i) => (i % 2 ? {} : { id: i })), { maxMarkets: 500, allow: [], countsOnly: false }, skips);
+    marketsSamples(
+      't',
+      Array.from({ length: 20_000 }, (_, i) => (i % 2 ? {} : { id: i })),
+      { maxMarkets: 500, allow: [], countsOnly: false },
+      skips,
+    );
     expect(skips.total).toBe(20_000);
     expect(skips.list.length).toBeLessThanOrEqual(64);
     expect(skips.list.reduce((n, s) => n + (s.rows ?? 1), 0)).toBe(20_000);
@@ -132,14 +166,29 @@ describe('pages processed as they come (item 3)', () => {
 
   it('a list that ends on the page that passes the guard is complete, not truncated', async () => {
     const edges = Array.from({ length: 10 }, (_, i) => ({ node: market(hex64(i)), cursor: 'c' }));
-    const { client } = await node({ '/api/v2/markets': (_q, res) => json(res, JSON.stringify({ markets: { edges, pageInfo: { hasNextPage: false, endCursor: 'c' } } })) });
+    const { client } = await node({
+      '/api/v2/markets': (_q, res) => json(res, JSON.stringify({ markets: { edges, pageInfo: { hasNextPage: false, endCursor: 'c' } } })),
+    });
     const r = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: false }, new Directory()).collect(ctx(client, 100));
     expect(r).toMatchObject({ pages: 1, truncated: undefined });
     expect(r.samples.find((s) => s.metric.name === 'vega_markets_over_limit')?.value).toBe(1);
   });
 
   it('positions look up at most LOOKUPS_PER_POLL unknown markets a poll', async () => {
-    const rows = Array.from({ length: 30 }, (_, i) => ({ node: { marketId: hex64(i, 'd'), partyId: hex64(1, 'c'), openVolume: '1', realisedPnl: '0', unrealisedPnl: '0', averageEntryPrice: '1', lossSocialisationAmount: '0', positionStatus: 'POSITION_STATUS_UNSPECIFIED', updatedAt: '0' }, cursor: 'c' }));
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      node: {
+        marketId: hex64(i, 'd'),
+        partyId: hex64(1, 'c'),
+        openVolume: '1',
+        realisedPnl: '0',
+        unrealisedPnl: '0',
+        averageEntryPrice: '1',
+        lossSocialisationAmount: '0',
+        positionStatus: 'POSITION_STATUS_UNSPECIFIED',
+        updatedAt: '0',
+      },
+      cursor: 'c',
+    }));
     // Unknown paths, the market lookups among them, are 404 with a node error.
     const { node: n, client } = await node({
       '/api/v2/positions': (_q, res) => json(res, JSON.stringify({ positions: { edges: rows, pageInfo: { hasNextPage: false, endCursor: '' } } })),
@@ -154,7 +203,9 @@ describe('pages processed as they come (item 3)', () => {
 describe('the market directory is bounded (item 7)', () => {
   it('holds at most MAX_MARKETS markets, from a markets poll and from lookups while the markets collector is away', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => hex64(i, 'b'));
-    const { client } = await node(Object.fromEntries(ids.map((id) => [`/api/v2/market/${id}`, (_q, res) => json(res, JSON.stringify({ market: market(id) }))])));
+    const { client } = await node(
+      Object.fromEntries(ids.map((id) => [`/api/v2/market/${id}`, (_q, res) => json(res, JSON.stringify({ market: market(id) }))])),
+    );
     const d = new Directory();
     d.setMarkets(Array.from({ length: MAX_MARKETS + 5_000 }, (_, i) => ({ id: hex64(i), decimalPlaces: 0, positionDecimalPlaces: 0, settlementAsset: '' })));
     expect(d.markets.size).toBe(MAX_MARKETS);

@@ -59,7 +59,11 @@ describe('client', () => {
   it('a 403 ban with RateLimit-Retry-After stops further requests until it ends', async () => {
     const c = new DatanodeClient(opts());
     sim.patchFaults({ endpoints: { statistics: { error: 403 } } });
-    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ status: 403, code: 'UPSTREAM_RATE_LIMITED', retryAfterSeconds: 600 });
+    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({
+      status: 403,
+      code: 'UPSTREAM_RATE_LIMITED',
+      retryAfterSeconds: 600,
+    });
     const before = sim.requestCounts.get('statistics') ?? 0;
     sim.clearFaults();
     await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ code: 'UPSTREAM_RATE_LIMITED' });
@@ -96,7 +100,17 @@ describe('client', () => {
     const cursor: string = first.parties.pageInfo.endCursor;
     expect(cursor).toMatch(/[+/=]/);
     expect(c.pathFor('/x', [['pagination.after', cursor]])).not.toMatch(/after=[^&]*[+/=]/);
-    const next = (await c.get('/api/v2/parties', [['pagination.first', '3'], ['pagination.after', cursor]], 'parties', signal())).json as any;
+    const next = (
+      await c.get(
+        '/api/v2/parties',
+        [
+          ['pagination.first', '3'],
+          ['pagination.after', cursor],
+        ],
+        'parties',
+        signal(),
+      )
+    ).json as any;
     expect(next.parties.edges[0].node.id).not.toBe(first.parties.edges[2].node.id);
     await c.close();
   });

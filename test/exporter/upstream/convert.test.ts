@@ -1,6 +1,20 @@
 import { thrown } from '../../helpers/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { amount, decimal, double, enumValue, headerU64, i32, i64, id, pathSegment, rfc3339Seconds, scaleExact, u64, unixNsSeconds } from '../../../src/exporter/upstream/convert.js';
+import {
+  amount,
+  decimal,
+  double,
+  enumValue,
+  headerU64,
+  i32,
+  i64,
+  id,
+  pathSegment,
+  rfc3339Seconds,
+  scaleExact,
+  u64,
+  unixNsSeconds,
+} from '../../../src/exporter/upstream/convert.js';
 import { FieldError } from '../../../src/exporter/errors.js';
 
 describe('converters', () => {
@@ -12,7 +26,13 @@ describe('converters', () => {
     expect(Number(u64('9007199254740993', 'a') - u64('9007199254740990', 'b'))).toBe(3);
   });
 
-  it.each([[12, 'a number'], ['-1', 'negative'], ['1.5', 'fraction'], ['', 'empty'], [null, 'null']] as [unknown, string][])('u64 rejects %j (%s) naming the field', (v) => {
+  it.each([
+    [12, 'a number'],
+    ['-1', 'negative'],
+    ['1.5', 'fraction'],
+    ['', 'empty'],
+    [null, 'null'],
+  ] as [unknown, string][])('u64 rejects %j (%s) naming the field', (v) => {
     expect(() => u64(v, 'statistics.blockHeight')).toThrow(/statistics\.blockHeight: expected a uint64/);
   });
 
@@ -56,7 +76,8 @@ describe('converters', () => {
 
   it('an id is any non-empty string: bad_id only for what can never be one, bad_field for another type', () => {
     for (const good of ['a'.repeat(64), 'network', 'n1', 'A'.repeat(64), 'AbC+/dE=', 'x'.repeat(200), 'ünï ✓ 🚀', '.', 'a b']) expect(id(good, 'f')).toBe(good);
-    for (const bad of ['', 'a\nb', '\u0000', 'tab\there', '\u007f', '\u0085', 'x\ud800', '\udc00y']) expect(thrown(() => id(bad, 'f'))).toMatchObject({ reason: 'bad_id', field: 'f' });
+    for (const bad of ['', 'a\nb', '\u0000', 'tab\there', '\u007f', '\u0085', 'x\ud800', '\udc00y'])
+      expect(thrown(() => id(bad, 'f'))).toMatchObject({ reason: 'bad_id', field: 'f' });
     for (const wrong of [5, null, undefined, {}, ['a']]) expect(thrown(() => id(wrong, 'f'))).toMatchObject({ reason: 'bad_field', field: 'f' });
   });
 

@@ -11,7 +11,10 @@ const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`
 describe('BasicAuth under load', () => {
   const hash = bcrypt.hashSync('right', 10);
   const make = (limits: Partial<ConstructorParameters<typeof BasicAuth>[1]> = {}): BasicAuth => {
-    const a = new BasicAuth({ prometheus: hash }, { maxConcurrentChecks: 1, maxQueuedChecks: 2, maxFailuresPerClient: 100, failureWindowMs: 60_000, ...limits });
+    const a = new BasicAuth(
+      { prometheus: hash },
+      { maxConcurrentChecks: 1, maxQueuedChecks: 2, maxFailuresPerClient: 100, failureWindowMs: 60_000, ...limits },
+    );
     auths.push(a);
     return a;
   };

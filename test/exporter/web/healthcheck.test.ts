@@ -51,7 +51,10 @@ describe('healthcheck subcommand', () => {
       webFile = join(certs.dir, `web-${Math.random().toString(36).slice(2)}.yml`);
       writeFileSync(webFile, web);
     }
-    const config = configSchema.parse({ targets: [{ name: 'n', url: sim.url }], collectors: { markets: { enabled: false }, key_rotations: { enabled: false } } });
+    const config = configSchema.parse({
+      targets: [{ name: 'n', url: sim.url }],
+      collectors: { markets: { enabled: false }, key_rotations: { enabled: false } },
+    });
     const ex = new Exporter(config, createLogger('error', new LogCapture()));
     const url = await ex.start('127.0.0.1:0', webFile ? loadWebConfig(webFile) : undefined);
     life.defer(() => ex.stop());
@@ -146,7 +149,7 @@ describe('healthcheck subcommand', () => {
     expect(writes.join('')).toMatch(/^Usage: datanode-exporter healthcheck/);
   });
 
-  it('a bad configuration is unhealthy (1, not the daemon\'s 2: Docker reserves 2)', async () => {
+  it("a bad configuration is unhealthy (1, not the daemon's 2: Docker reserves 2)", async () => {
     expect(await main(['healthcheck', '--web.listen-address=nope'])).toBe(1);
     expect(await main(['healthcheck', '--no-such-flag'])).toBe(1);
   });

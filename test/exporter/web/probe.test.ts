@@ -9,7 +9,13 @@ import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../../hel
 import { lifecycle } from '../../helpers/lifecycle.js';
 
 const { defer, exporter } = lifecycle();
-const STATS_ONLY = { statistics: { interval: '1m' }, markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } };
+const STATS_ONLY = {
+  statistics: { interval: '1m' },
+  markets: { enabled: false },
+  key_rotations: { enabled: false },
+  consistency: { enabled: false },
+  network_history: { enabled: false },
+};
 const probe = (base: string, target: string, extra = ''): Promise<Response> => fetch(`${base}/probe?target=${encodeURIComponent(target)}${extra}`);
 
 describe('/probe bounds', () => {
@@ -17,7 +23,9 @@ describe('/probe bounds', () => {
     let release = (): void => {};
     const gate = new Promise<void>((r) => (release = r));
     let holding = false;
-    const node = await hostileNode({ '/statistics': (_q, res) => void (holding ? gate : Promise.resolve()).then(() => json(res, statisticsBody(), 200, STATISTICS_HEADERS)) });
+    const node = await hostileNode({
+      '/statistics': (_q, res) => void (holding ? gate : Promise.resolve()).then(() => json(res, statisticsBody(), 200, STATISTICS_HEADERS)),
+    });
     defer(node.close);
     const e = await exporter(node.url, { collectors: STATS_ONLY, probe: { max_concurrent: 2, allowed_urls: [node.url] } }, 'silent');
     holding = true;
@@ -61,7 +69,9 @@ describe('/probe bounds', () => {
     const collectors = lines.map((l) => l.collector);
     expect(collectors).toContain('statistics');
     expect(new Set(collectors).size).toBe(lines.length); // node-scoped collectors: a handful of lines, not 12 or more
-    expect(lines.every((l) => l.msg === 'probe of a URL target failing (logged once a minute per collector and code)' && l.code === 'UPSTREAM_HTTP')).toBe(true);
+    expect(lines.every((l) => l.msg === 'probe of a URL target failing (logged once a minute per collector and code)' && l.code === 'UPSTREAM_HTTP')).toBe(
+      true,
+    );
   });
 
   it('unknown collectors are echoed quoted, one line, cut short (issue 34, item 7)', async () => {

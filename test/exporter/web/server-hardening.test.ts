@@ -32,7 +32,13 @@ async function serve(over: Partial<ServerDeps> = {}): Promise<{ url: string; log
 describe('probe paths', () => {
   it('HEAD /healthz and /readyz answer as GET; a query string is ignored', async () => {
     const { url } = await serve();
-    for (const [method, path] of [['HEAD', '/healthz'], ['HEAD', '/readyz'], ['GET', '/readyz?x=1'], ['GET', '/healthz?probe=1'], ['HEAD', '/readyz?x=1']] as const) {
+    for (const [method, path] of [
+      ['HEAD', '/healthz'],
+      ['HEAD', '/readyz'],
+      ['GET', '/readyz?x=1'],
+      ['GET', '/healthz?probe=1'],
+      ['HEAD', '/readyz?x=1'],
+    ] as const) {
       const r = await fetch(`${url}${path}`, { method });
       expect(r.status, `${method} ${path}`).toBe(200);
       expect(await r.text(), `${method} ${path}`).toBe(method === 'HEAD' ? '' : path.startsWith('/healthz') ? 'ok\n' : 'ready\n');
@@ -44,7 +50,11 @@ describe('probe paths', () => {
 
 describe('no stack traces on any route', () => {
   it('an error in a route is a one-line text 500, logged as one JSON line', async () => {
-    const { url, logs } = await serve({ probe: async () => { throw new Error('boom at /srv/secret/install/path'); } });
+    const { url, logs } = await serve({
+      probe: async () => {
+        throw new Error('boom at /srv/secret/install/path');
+      },
+    });
     const r = await fetch(`${url}/probe?target=x`);
     expect(r.status).toBe(500);
     const body = await r.text();

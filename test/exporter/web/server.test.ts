@@ -12,7 +12,8 @@ import { CATALOGUE, TEST_BUILD } from '../../helpers/render.js';
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const OPENMETRICS = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
 /** What Prometheus sends. */
-const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+const PROMETHEUS_ACCEPT =
+  'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 const TEXT = 'text/plain; charset=utf-8';
 
 /**
@@ -71,7 +72,15 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 beforeEach(() => {
-  Object.assign(fake, { pending: [], status: [], probeCalls: [], probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE }, reloadError: undefined, reloads: 0, targets: [] });
+  Object.assign(fake, {
+    pending: [],
+    status: [],
+    probeCalls: [],
+    probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
+    reloadError: undefined,
+    reloads: 0,
+    targets: [],
+  });
 });
 
 interface Answer {
@@ -169,7 +178,14 @@ describe('health', () => {
 describe('landing page', () => {
   it('GET /: one row per runner, states spelled out, names HTML-escaped', async () => {
     fake.status = [
-      { scope: '<script>alert("x")</script>', collector: 'statistics', runs: 3, success: true, lastSuccessMs: Date.UTC(2026, 0, 2, 3, 4, 5), lastErrorCode: undefined },
+      {
+        scope: '<script>alert("x")</script>',
+        collector: 'statistics',
+        runs: 3,
+        success: true,
+        lastSuccessMs: Date.UTC(2026, 0, 2, 3, 4, 5),
+        lastErrorCode: undefined,
+      },
       { scope: 'dn&2', collector: "mar'kets", runs: 2, success: false, lastSuccessMs: undefined, lastErrorCode: 'POLL_TIMEOUT' },
       { scope: 'dn3', collector: 'orders', runs: 0, success: undefined, lastSuccessMs: undefined, lastErrorCode: undefined },
     ];
@@ -197,7 +213,12 @@ describe('landing page', () => {
 
 describe('--web.telemetry-path', () => {
   it('serves the metrics there, not on /metrics, and the landing page links to it', async () => {
-    const other = await listen(createApp({ ...deps, telemetryPath: '/exporter/metrics' }), { address: '127.0.0.1:0', maxConnections: 16, headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    const other = await listen(createApp({ ...deps, telemetryPath: '/exporter/metrics' }), {
+      address: '127.0.0.1:0',
+      maxConnections: 16,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+    });
     try {
       const to = { host: '127.0.0.1', port: (other.address() as AddressInfo).port };
       const m = await request('GET', '/exporter/metrics', {}, to);
