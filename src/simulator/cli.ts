@@ -44,7 +44,8 @@ const USAGE = `Usage: npm run simulator -- [options]
   --faults <json>               fault state patch, as PUT /__sim/faults takes it
   --halt  --datanode-lag <n>  --peers-zero  --network-history-disabled
   --profile <spec|datanode>     spec (default): every operation of the specification, GET /markets
-                                included; datanode: GET /markets answers 404 as on a real data node
+                                included, ids of any shape; datanode: as on a real data node,
+                                GET /markets answers 404 and an id that is not 64 hex 400
   --markets-404                 the same as --profile datanode; --markets-core: the default
   --non-finite-doubles          "NaN"/"Infinity" risk parameters on some markets
   --strip-freshness-headers  --replaying  --rate-limit`;

@@ -85,6 +85,12 @@ export interface FaultState {
    * profile turns it off, as real data nodes answer 404 there since v0.63.
    */
   marketsCore: boolean;
+  /**
+   * Answer 400 for an id that is not 64 lowercase hex (position filters also take `network`), as a
+   * data node checks them. Off by default: the specification types ids as plain strings, so an
+   * unknown id of any shape gets the operation's not-found answer. The `datanode` profile turns it on.
+   */
+  hexIds: boolean;
   /** Some markets carry non-finite doubles ("NaN", "Infinity") in their risk parameters, as real nodes may. */
   nonFiniteDoubles: boolean;
   /** Strip X-Block-Height / X-Block-Timestamp everywhere, as a proxy might. */
@@ -96,8 +102,9 @@ export interface FaultState {
 }
 
 /**
- * `spec`: every operation of the query-service specification, `GET /markets` included; `datanode`:
- * what a real data node serves (404 on `GET /markets`, so clients fall back to `/api/v2/markets`).
+ * `spec`: every operation of the query-service specification, `GET /markets` included, ids of any
+ * shape; `datanode`: what a real data node serves (404 on `GET /markets`, so clients fall back to
+ * `/api/v2/markets`; 400 for an id that is not 64 hex).
  */
 export type SimProfile = 'spec' | 'datanode';
 export const PROFILES: readonly SimProfile[] = ['spec', 'datanode'];
@@ -117,6 +124,7 @@ export function defaultFaults(profile: SimProfile = 'spec'): FaultState {
     validatorsLeft: 0,
     validatorsInactive: 0,
     marketsCore: profile === 'spec',
+    hexIds: profile === 'datanode',
     nonFiniteDoubles: false,
     stripFreshnessHeaders: false,
     replaying: false,
@@ -132,6 +140,7 @@ const BOOL_KEYS = [
   'peersZero',
   'networkHistoryDisabled',
   'marketsCore',
+  'hexIds',
   'nonFiniteDoubles',
   'stripFreshnessHeaders',
   'replaying',

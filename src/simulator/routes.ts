@@ -27,22 +27,20 @@ export interface Route {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-function requireHexId(value: string, what: string): void {
-  if (!HEX64.test(value)) throw datanodeError(GRPC.InvalidArgument, DETAIL.invalidId, `invalid ${what}: must be a 64 character hex string`);
+/** A data node's check (the `hexIds` fault, on in the datanode profile); the specification takes any string. */
+function requireHexId(faults: FaultState, value: string, what: string): void {
+  if (faults.hexIds && !HEX64.test(value)) throw datanodeError(GRPC.InvalidArgument, DETAIL.invalidId, `invalid ${what}: must be a 64 character hex string`);
 }
 
-/** Repeated or comma-separated id filter; each id is 64 hex chars or the literal `network`. */
-function idFilter(query: URLSearchParams, name: string): string[] {
+/** Repeated or comma-separated id filter; with `hexIds` each id is 64 hex chars or the literal `network`. */
+function idFilter(faults: FaultState, query: URLSearchParams, name: string): string[] {
   const ids = query
     .getAll(name)
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '');
-  for (const id of ids) {
-    if (id !== 'network' && !HEX64.test(id)) {
-      throw datanodeError(GRPC.InvalidArgument, DETAIL.invalidFilter, `invalid filter: ${name} contains an invalid id: ${id}`);
-    }
-  }
+  const bad = faults.hexIds ? ids.find((id) => id !== 'network' && !HEX64.test(id)) : undefined;
+  if (bad !== undefined) throw datanodeError(GRPC.InvalidArgument, DETAIL.invalidFilter, `invalid filter: ${name} contains an invalid id: ${bad}`);
   return ids;
 }
 
@@ -92,9 +90,9 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'markets',
     pattern: /^\/api\/v2\/market\/([^/]+)$/,
-    handle: ({ net, params }) => {
+    handle: ({ net, faults, params }) => {
       const id = params[0]!;
-      requireHexId(id, 'market ID');
+      requireHexId(faults, id, 'market ID');
       const m = net.markets.find((x) => x.id === id);
       if (!m) throw datanodeError(GRPC.NotFound, DETAIL.notFound, 'market does not exist');
       return { market: marketJson(m, net.faults.nonFiniteDoubles) };
@@ -103,10 +101,10 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'positions',
     pattern: /^\/api\/v2\/positions$/,
-    handle: ({ net, query, pageFaults }) => {
+    handle: ({ net, faults, query, pageFaults }) => {
       const page = parsePageRequest(query);
-      const parties = new Set(idFilter(query, 'filter.partyIds'));
-      const markets = new Set(idFilter(query, 'filter.marketIds'));
+      const parties = new Set(idFilter(faults, query, 'filter.partyIds'));
+      const markets = new Set(idFilter(faults, query, 'filter.marketIds'));
       const rows = net.positions.filter((p) => (parties.size === 0 || parties.has(p.partyId)) && (markets.size === 0 || markets.has(p.marketId)));
       return { positions: paginate(rows, page, positionJson, pageFaults) };
     },
@@ -128,9 +126,9 @@ export const ROUTES: Route[] = [
   {
     endpoint: 'orders',
     pattern: /^\/api\/v2\/order\/([^/]+)$/,
-    handle: ({ net, query, params }) => {
+    handle: ({ net, faults, query, params }) => {
       const id = params[0]!;
-      requireHexId(id, 'order ID');
+      requireHexId(faults, id, 'order ID');
       const raw = singleParam(query, 'version');
       let version: number | undefined;
       if (raw !== undefined) {
@@ -158,9 +156,9 @@ export const ROUTES: Route[] = [
     // Not one of the eight operations: the positions collector reads settlement-asset decimals here.
     endpoint: 'assets',
     pattern: /^\/api\/v2\/asset\/([^/]+)$/,
-    handle: ({ net, params }) => {
+    handle: ({ net, faults, params }) => {
       const id = params[0]!;
-      requireHexId(id, 'asset ID');
+      requireHexId(faults, id, 'asset ID');
       const a = net.assets.find((x) => x.id === id);
       if (!a) throw datanodeError(GRPC.NotFound, DETAIL.notFound, 'asset not found');
       return assetJson(a);

@@ -312,7 +312,13 @@ describe('simulator against the v0.79 contract', () => {
       devs.push(...f.devs);
     }
     devs.push(...(await expectOk('GET /api/v2/positions?filter.partyIds=network', '/api/v2/positions?filter.partyIds=network', 'GET /api/v2/positions')).devs);
-    devs.push(...(await expectError('GET /api/v2/positions?filter.partyIds=<bad>', '/api/v2/positions?filter.partyIds=nothex', 400, [3], true)));
+    // The specification takes any string as an id (an unknown one lists nothing); a data node answers 400 (hexIds).
+    devs.push(...(await expectOk('GET /api/v2/positions?filter.partyIds=<not hex>', '/api/v2/positions?filter.partyIds=nothex', 'GET /api/v2/positions')).devs);
+    await setFaults({ hexIds: true });
+    devs.push(
+      ...(await expectError('GET /api/v2/positions?filter.partyIds=<not hex> (data node)', '/api/v2/positions?filter.partyIds=nothex', 400, [3], true)),
+    );
+    await clearFaults();
     devs.push(...(await expectError('GET /api/v2/positions?pagination.first=0', '/api/v2/positions?pagination.first=0', 400, [3])));
     devs.push(...(await expectError('GET /api/v2/positions?pagination.first=5001', '/api/v2/positions?pagination.first=5001', 400, [3])));
     devs.push(...(await expectError('GET /api/v2/positions?pagination.after&before', '/api/v2/positions?pagination.after=x&pagination.before=y', 400, [3])));
@@ -345,7 +351,10 @@ describe('simulator against the v0.79 contract', () => {
       devs.push(...(await expectOk('GET /api/v2/order/{id}', `/api/v2/order/${id}`, 'GET /api/v2/order/{orderId}')).devs);
       devs.push(...(await expectOk('GET /api/v2/order/{id}?version=1', `/api/v2/order/${id}?version=1`, 'GET /api/v2/order/{orderId}')).devs);
     }
-    devs.push(...(await expectError('GET /api/v2/order/<not hex>', '/api/v2/order/zz', 400, [3], true)));
+    devs.push(...(await expectError('GET /api/v2/order/<not hex>', '/api/v2/order/zz', 404, [5], true)));
+    await setFaults({ hexIds: true });
+    devs.push(...(await expectError('GET /api/v2/order/<not hex> (data node)', '/api/v2/order/zz', 400, [3], true)));
+    await clearFaults();
     devs.push(...(await expectError('GET /api/v2/order/{id}?version=0', `/api/v2/order/${state.orders[0]}?version=0`, 400, [3])));
     devs.push(...(await expectError('GET /api/v2/order/<unknown>', `/api/v2/order/${'0'.repeat(64)}`, 404, [5], true)));
     expect(summary(devs)).toEqual([]);

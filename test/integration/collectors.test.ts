@@ -290,6 +290,37 @@ describe('parties, node signatures, orders', () => {
   });
 });
 
+describe('ids of other shapes than 64 hex (the specification types ids as plain strings)', () => {
+  const SHAPES = ['m1', 'Qk+/x9Z=ab==', 'ABCDEF0123456789'.repeat(4), 'z'.repeat(200)];
+  const LISTED = ['orders', 'positions', 'parties'];
+  const config = { orders: { ids: SHAPES }, positions: { party_ids: SHAPES }, parties: { enabled: true, party_ids: SHAPES } };
+
+  it('the default simulator answers not found or an empty list, so each collector succeeds and says so', async () => {
+    const s = await sim({ seed: 63, parties: 10, positions: 20 });
+    const e = await exporter(s.url, config);
+    const m = await scrape(e.url);
+    for (const c of LISTED) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
+    expect(m.all('vega_upstream_requests_total').filter((x) => x.labels.status === '400')).toEqual([]);
+    // one "not found" per listed id (the 200-character one under its capped label)
+    expect(m.all('vega_order_found').map((x) => x.value)).toEqual(SHAPES.map(() => 0));
+    expect(m.all('vega_party_exists').map((x) => x.value)).toEqual(SHAPES.map(() => 0));
+    for (const id of SHAPES.slice(0, 3)) {
+      expect(m.value('vega_order_found', { ...T, order_id: id })).toBe(0);
+      expect(m.value('vega_party_exists', { ...T, party_id: id })).toBe(0);
+    }
+    expect(m.has('vega_position_open_volume')).toBe(false); // no position of these parties upstream
+  });
+
+  it('the datanode profile answers 400 for them, and those collectors fail', async () => {
+    const s = await sim({ seed: 63, parties: 10, positions: 20, profile: 'datanode' });
+    const e = await exporter(s.url, config);
+    const m = await scrape(e.url);
+    for (const c of ['orders', 'positions']) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(0);
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'orders', status: '400' })).toBeGreaterThan(0);
+    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'positions', status: '400' })).toBeGreaterThan(0);
+  });
+});
+
 describe('all collectors at once', () => {
   it('promtool check metrics stays clean with every collector on', async () => {
     const s = await sim({ seed: 62, markets: 12, parties: 30, positions: 80 });
