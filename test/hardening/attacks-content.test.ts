@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
 import { removeDist, spawnExporter, type ExporterProcess } from '../helpers/process.js';
+import { configSchema } from '../../src/exporter/config/schema.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -185,4 +186,69 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     expect(code).toBe(0);
     expect(ms).toBeLessThan(5_000);
   }, 180_000);
+});
+
+describe.skipIf(process.platform !== 'linux')('the network scope at its series limit (item 5)', () => {
+  it('key rotations minting node ids fill the whole network limit with the shipped defaults: RSS under the chart limit, /healthz within the liveness timeout', async () => {
+    // Every series limit, page size and body cap is the shipped default; key_rotations is the network's
+    // only collector, so its share is the whole limit: the most any hostile node can make one network hold.
+    const { limits, http } = configSchema.parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
+    const perPage = http.page_size;
+    const pages = Math.ceil(limits.series_per_network / 2 / perPage) + 2;
+    const body = (k: number): Buffer => {
+      const edges: string[] = [];
+      for (let i = 0; i < perPage; i++) {
+        const h = k * perPage + i + 1;
+        edges.push(
+          `{"node":{"nodeId":"${hex64(h, 'e')}","oldPubKey":"${hex64(h, 'o')}","newPubKey":"${hex64(h, 'n')}","blockHeight":"${h}"},"cursor":"${k + 1}"}`,
+        );
+      }
+      return Buffer.from(`{"rotations":{"edges":[${edges.join(',')}],"pageInfo":{"hasNextPage":${k < pages - 1},"endCursor":"${k + 1}"}}}`);
+    };
+    // Built before the exporter starts: the test's own event loop must not delay what it times.
+    const bodies = Array.from({ length: pages }, (_, k) => body(k));
+    const node = await hostileNode({
+      '/statistics': (_q, res) => json(res, statisticsBody(), 200, STATISTICS_HEADERS),
+      '/keys/rotations': (req, res) => {
+        const after = Number(new URL(req.url!, 'http://x').searchParams.get('pagination.after') ?? 0);
+        json(res, bodies[Math.min(after, pages - 1)]!);
+      },
+    });
+    cleanup.push(node.close);
+    const p = await spawnExporter({
+      targets: [{ name: 'n', url: node.url }],
+      collectors: {
+        ...QUIET,
+        statistics: { interval: '5s' },
+        markets: { enabled: false },
+        market_data: { enabled: false },
+        network_data: { enabled: false },
+        key_rotations: { interval: '15s' },
+      },
+    });
+    cleanup.push(p.stop);
+    const w = watch(p);
+    cleanup.push(async () => w.stop());
+    // Two whole walks, each applied, while Prometheus scrapes as it would.
+    let series = 0;
+    let limited: string | undefined;
+    const rotationsPath = '/api/v2/vega/keys/rotations';
+    const until = (node.counts.get(rotationsPath) ?? 0) + 2 * pages;
+    const end = Date.now() + 150_000;
+    while ((node.counts.get(rotationsPath) ?? 0) < until || series === 0) {
+      if (Date.now() > end) throw new Error('rotations not polled in time');
+      const text = await (await fetch(`${p.url}/metrics`)).text();
+      series = (text.match(/^vega_key_rotation(?:s_total|_last_block_height)\{/gm) ?? []).length;
+      limited = /^vega_network_collector_series_limited\{[^}]*collector="key_rotations"\} (\d)$/m.exec(text)?.[1];
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    w.stop();
+    console.log(
+      `item 5: ${series} rotation series at series_per_network ${limits.series_per_network}; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms`,
+    );
+    expect(series).toBe(limits.series_per_network);
+    expect(limited).toBe('1');
+    expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
+    expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
+  }, 240_000);
 });

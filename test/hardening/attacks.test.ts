@@ -14,6 +14,7 @@ import { Exporter } from '../../src/exporter/exporter.js';
 import { createLogger } from '../../src/exporter/logger.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
+import { ownedBy } from '../../src/exporter/exposition/catalogue.js';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';
@@ -195,6 +196,75 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
         .sort(),
     ).toEqual([hex64(1, 'b'), hex64(2, 'b')]);
     expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
+  });
+});
+
+describe('series budgets per collector (issue 34, item 5)', () => {
+  it('key rotations minting node ids fill their own share of the network limit; the markets collector keeps every series', async () => {
+    const LIMIT = 1000;
+    // Two network-scoped collectors enabled, of declared weights 1 (key_rotations) and 4 (markets).
+    const SHARE = LIMIT / 5;
+    let minting = false;
+    let minted = 0;
+    let marketCount = 0;
+    const rotation = (nodeId: string, h: number) => ({
+      node: { nodeId, oldPubKey: hex64(h, 'o'), newPubKey: hex64(h, 'n'), blockHeight: String(h) },
+      cursor: Buffer.from(`c${h}`).toString('base64'),
+    });
+    const node = await hostileNode({
+      '/keys/rotations': (_q, res) => {
+        const edges = minting ? Array.from({ length: 3000 }, () => rotation(hex64(++minted, 'e'), minted)) : [rotation(hex64(1, 'b'), 1)];
+        json(
+          res,
+          JSON.stringify({
+            rotations: { edges, pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: edges[0]!.cursor, endCursor: edges.at(-1)!.cursor } },
+          }),
+        );
+      },
+      '/markets': (_q, res) => json(res, JSON.stringify({ markets: Array.from({ length: marketCount }, (_, i) => market(hex64(i))) })),
+    });
+    defer(node.close);
+    const e = await exporter(
+      node.url,
+      {
+        limits: { series_per_network: LIMIT },
+        collectors: {
+          consistency: { enabled: false },
+          network_history: { enabled: false },
+          market_data: { enabled: false },
+          network_data: { enabled: false },
+          key_rotations: { interval: '1m' },
+          markets: { interval: '1m' },
+        },
+      },
+      'silent',
+    );
+    const marketLines = (m: Scrape): string[] =>
+      ownedBy('markets')
+        .flatMap((d) => m.all(d.name).map((s) => `${d.name}${JSON.stringify(s.labels)} ${s.value}`))
+        .sort();
+    // What 5 markets make, with the rotations sane.
+    marketCount = 5;
+    await e.poll('markets');
+    await e.poll('key_rotations');
+    const alone = marketLines(await scrape(e.url));
+    expect(alone.length).toBeGreaterThan(5);
+    expect(alone.length).toBeLessThan(4 * SHARE);
+    // The node lists no markets while the rotations mint ids, then lists the 5 again.
+    marketCount = 0;
+    await e.poll('markets');
+    minting = true;
+    for (let i = 0; i < 3; i++) await e.poll('key_rotations');
+    marketCount = 5;
+    await e.poll('markets');
+    const m = await scrape(e.url);
+    const rotations = m.all('vega_key_rotations_total').length + m.all('vega_key_rotation_last_block_height').length;
+    console.log(`item 5: rotations hold ${rotations} series, markets ${marketLines(m).length} (alone: ${alone.length})`);
+    expect(rotations).toBeGreaterThan(SHARE - 10);
+    expect(rotations).toBeLessThanOrEqual(SHARE);
+    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
+    expect(marketLines(m)).toEqual(alone);
+    expect(m.value('vega_network_collector_series_limited', { collector: 'markets' })).toBe(0);
   });
 });
 

@@ -20,7 +20,7 @@ export interface CollectorSettings {
 export interface CollectorDeps {
   /** Market and asset decimals, one per network (filled by the markets collector). */
   directory: Directory;
-  /** The scope's series limit (limits.series_per_target or series_per_network): bounds state kept per label value. */
+  /** The collector's share of its scope's series limit (schedule/settings.ts): bounds state kept per label value. */
   seriesLimit?: number;
 }
 
@@ -41,6 +41,8 @@ export interface CollectorModule<
   readonly config: S;
   /** The catalogue entries it writes. */
   readonly metrics: readonly MetricDef[];
+  /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
+  readonly seriesWeight?: number;
   /** Whether it runs; default: its `enabled` setting. */
   enabled?(settings: z.output<S>): boolean;
   /** Checks of its settings beyond the schema's. */

@@ -216,6 +216,8 @@ export default defineCollector({
   // Auctions and stake shortfalls are paged on within minutes: 30 s keeps the alerts' for-clauses meaningful.
   title: 'market_data collector (`GET /api/v2/markets/data`, every 30 s by default)',
   config: marketGuardConfig('30s'),
+  // Weighted as the markets collector, for the same reason: dozens of series a market.
+  seriesWeight: 4,
   metrics: ownedBy('market_data'),
   create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

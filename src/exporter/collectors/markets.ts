@@ -318,5 +318,7 @@ export default defineCollector({
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
   config: marketGuardConfig('60s'),
+  // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
+  seriesWeight: 4,
   create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

@@ -92,7 +92,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 }
 
 export class PositionsCollector implements Collector {
-  /** `rowLimit`: the scope's series limit; a walk past it stops, as the series would be cut anyway. */
+  /** `rowLimit`: the collector's series budget; a walk past it stops, as the series would be cut anyway. */
   constructor(
     private readonly partyIds: readonly string[],
     private readonly marketIds: readonly string[],

@@ -168,10 +168,13 @@ const limitsSchema = z
   .strictObject({
     /** Longer label values are cut and suffixed with a hash of the whole value (never two values in one series). */
     label_value_bytes: z.number().int().min(32).max(65536).default(128),
-    /** Series one target's node-scoped collectors may write; beyond it a collector stops adding series (like sample_limit). */
+    /**
+     * Series one target's node-scoped collectors may write, shared among them by weight; beyond its
+     * share a collector stops adding series (like sample_limit).
+     */
     series_per_target: z.number().int().min(100).default(20_000),
-    /** The same for one network's network-scoped collectors. */
-    series_per_network: z.number().int().min(100).default(250_000),
+    /** The same for one network's network-scoped collectors; a network at this limit fits the chart's memory limit. */
+    series_per_network: z.number().int().min(100).default(100_000),
     /** The rendered /metrics body stops growing here; datanode_exporter_metrics_truncated says so. */
     metrics_body_bytes: z
       .number()

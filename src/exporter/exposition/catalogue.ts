@@ -1129,7 +1129,7 @@ export const M = {
     [...T, 'collector'],
     '',
     'the exporter (limits.series_per_target)',
-    "Whether the collector's last poll was cut at the target's series limit (1): its further series are not exported.",
+    "Whether the collector's last poll was cut at its share of the target's series limit (1): its further series are not exported.",
   ),
   netCollectorSeriesLimited: defineMetric(
     'exporter',
@@ -1138,7 +1138,7 @@ export const M = {
     [...N, 'collector'],
     '',
     'the exporter (limits.series_per_network)',
-    "Whether the network-scoped collector's last poll was cut at the network's series limit (1): its further series are not exported.",
+    "Whether the network-scoped collector's last poll was cut at its share of the network's series limit (1): its further series are not exported.",
   ),
   metricsTruncated: defineMetric(
     'exporter',

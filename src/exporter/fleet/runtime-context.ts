@@ -30,22 +30,21 @@ export function runnersFor(
   candidates: () => Candidate[],
   onApplied: (r: CollectorRunner) => void,
 ): CollectorRunner[] {
-  const limits = ctx.config.limits;
-  const deps = { directory: new Directory(), seriesLimit: scope === 'node' ? limits.series_per_target : limits.series_per_network };
-  return ctx.collectors
-    .filter((m) => m.scope === scope && isEnabled(ctx.config, m))
-    .map(
-      (m) =>
-        new CollectorRunner({
-          scopeValue,
-          collector: m,
-          instance: m.create(settingsOf(ctx.config, m), deps),
-          candidates,
-          store: ctx.store,
-          settings: runnerSettings(ctx.config, m),
-          log: ctx.log,
-          onApplied,
-          firstPolls: ctx.firstPolls,
-        }),
-    );
+  const directory = new Directory();
+  const enabled = ctx.collectors.filter((m) => m.scope === scope && isEnabled(ctx.config, m));
+  return enabled.map((m) => {
+    const settings = runnerSettings(ctx.config, m, enabled);
+    return new CollectorRunner({
+      scopeValue,
+      collector: m,
+      // State kept per label value is bounded by the collector's own share, as its series are.
+      instance: m.create(settingsOf(ctx.config, m), { directory, seriesLimit: settings.seriesShare }),
+      candidates,
+      store: ctx.store,
+      settings,
+      log: ctx.log,
+      onApplied,
+      firstPolls: ctx.firstPolls,
+    });
+  });
 }

@@ -26,6 +26,8 @@ export interface RunnerSettings {
   maxPages: number;
   /** Series this runner's scope (its target, or its network) may hold across its collectors' data. */
   seriesLimit: number;
+  /** Series this runner's collector may hold: its weighted part of seriesLimit. */
+  seriesShare: number;
 }
 
 export interface RunnerState {
@@ -269,15 +271,17 @@ export class CollectorRunner {
   }
 
   /**
-   * Like Prometheus's sample_limit, per target or network: the collector's series up to what the
-   * scope has left, the cut flagged by vega_(network_)collector_series_limited and logged once.
+   * Like Prometheus's sample_limit, per collector: its series up to its share of the scope's limit
+   * (and never past what the scope has left), the cut flagged by
+   * vega_(network_)collector_series_limited and logged once.
    */
   private bounded(samples: Sample[]): Sample[] {
-    const budget = Math.max(0, this.settings.seriesLimit - this.o.store.seriesIn(this.dataKey));
+    const { seriesLimit, seriesShare } = this.settings;
+    const budget = Math.max(0, Math.min(seriesShare, seriesLimit - this.o.store.seriesIn(this.dataKey)));
     const limited = samples.length > budget;
     if (limited && !this.state.limited) {
       this.log.warn(
-        { code: 'SERIES_LIMIT', series: samples.length, kept: budget, limit: this.settings.seriesLimit },
+        { code: 'SERIES_LIMIT', series: samples.length, kept: budget, share: seriesShare, limit: seriesLimit },
         'series limit reached: the collector stops adding series',
       );
     }

@@ -96,7 +96,16 @@ describe('row isolation', () => {
       candidates: () => [{ target: 'dn1', client: ctx(BODY).client }],
       store,
       log,
-      settings: { intervalMs: 60_000, timeoutMs: 5_000, maxAgeMs: 120_000, cron: '* * * * *', pageSize: 100, maxPages: 5, seriesLimit: Infinity },
+      settings: {
+        intervalMs: 60_000,
+        timeoutMs: 5_000,
+        maxAgeMs: 120_000,
+        cron: '* * * * *',
+        pageSize: 100,
+        maxPages: 5,
+        seriesLimit: Infinity,
+        seriesShare: Infinity,
+      },
     });
     await runner.runOnce();
     await runner.runOnce();

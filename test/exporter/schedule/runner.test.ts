@@ -14,7 +14,16 @@ import type { DatanodeClient } from '../../../src/exporter/upstream/client.js';
 import { Scrape } from '../../helpers/expo.js';
 import { LogCapture, waitFor } from '../../helpers/exporter.js';
 
-const SETTINGS: RunnerSettings = { intervalMs: 1000, timeoutMs: 500, maxAgeMs: 3000, cron: '* * * * * *', pageSize: 50, maxPages: 5, seriesLimit: Infinity };
+const SETTINGS: RunnerSettings = {
+  intervalMs: 1000,
+  timeoutMs: 500,
+  maxAgeMs: 3000,
+  cron: '* * * * * *',
+  pageSize: 50,
+  maxPages: 5,
+  seriesLimit: Infinity,
+  seriesShare: Infinity,
+};
 const NODE: CollectorIdentity = { name: 'statistics', scope: 'node', upMetric: M.up };
 const NET: CollectorIdentity = { name: 'markets', scope: 'network' };
 

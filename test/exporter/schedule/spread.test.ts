@@ -148,7 +148,16 @@ describe('runners polling on the spread schedule (fake clock)', () => {
         },
         candidates: () => [{ target: name, client: {} as never }],
         store: anyStore,
-        settings: { intervalMs, timeoutMs: 1000, maxAgeMs: 3 * intervalMs, cron: intervalToCron(intervalMs)!, pageSize: 100, maxPages: 1, seriesLimit: 1000 },
+        settings: {
+          intervalMs,
+          timeoutMs: 1000,
+          maxAgeMs: 3 * intervalMs,
+          cron: intervalToCron(intervalMs)!,
+          pageSize: 100,
+          maxPages: 1,
+          seriesLimit: 1000,
+          seriesShare: 1000,
+        },
         log: quiet,
       });
       runner.start();
