@@ -41,8 +41,14 @@ const WORKLOADS: Workload[] = [
   { key: '1target', name: '1 target', sim: [] },
   { key: '17k', name: '17k', sim: ['--markets', '200', '--rotations', '100000'], ratio: true },
   { key: '100targets', name: '100 targets', sim: ['--nodes', '100'], fleet: true },
-  // Above 500 markets (the default guard), per-market series need the guard raised, as an operator would.
-  { key: '100k', name: '100k', sim: ['--markets', '1200'], config: 'collectors:\n  markets: { max_markets: 1200 }\n  market_data: { max_markets: 1200 }\n' },
+  // Above 500 markets (the default guard) and 100,000 series a network, per-market series need the guard
+  // and the network's series limit raised, as an operator would.
+  {
+    key: '100k',
+    name: '100k',
+    sim: ['--markets', '1200'],
+    config: 'collectors:\n  markets: { max_markets: 1200 }\n  market_data: { max_markets: 1200 }\nlimits: { series_per_network: 250000 }\n',
+  },
 ];
 
 const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only <${WORKLOADS.map((w) => w.key).join('|')}>] [--seconds <n>]
