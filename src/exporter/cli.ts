@@ -36,9 +36,10 @@ function earlySignals(): Signals & { hupPending: () => boolean; stopPending: () 
   const hupListener = (): void => s.onHup();
   const termListener = (): void => s.onStop('SIGTERM');
   const intListener = (): void => s.onStop('SIGINT');
-  process.on('SIGHUP', hupListener);
+  // SIGHUP last: once it is caught, so are the others (the signal tests read exactly that).
   process.on('SIGTERM', termListener);
   process.on('SIGINT', intListener);
+  process.on('SIGHUP', hupListener);
   s.dispose = () => {
     process.off('SIGHUP', hupListener);
     process.off('SIGTERM', termListener);
