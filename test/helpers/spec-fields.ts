@@ -1,5 +1,5 @@
 /**
- * The field list of the query service's specification (../shared/reference/query-service-spec.md),
+ * The field list of the query service's specification (test/reference/query-service-spec.md),
  * read out of the document itself: every leaf field of every resource in "Resources and their
  * fields", as a path inside its resource ("fees.factors.makerFee", "priceMonitoringSettings.
  * parameters.triggers[].horizon"). Nested objects are expanded from the type column ("object: a
@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const SPEC_FILE = new URL('../../../shared/reference/query-service-spec.md', import.meta.url);
+export const SPEC_FILE = new URL('../reference/query-service-spec.md', import.meta.url);
 
 export interface SpecResource {
   /** The heading's name, before its parenthesis: "Market", "Key rotation", "Common: page envelope". */

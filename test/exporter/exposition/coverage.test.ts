@@ -1,6 +1,6 @@
 /**
  * Every field of the query service's specification is accounted for (issue 33, item 2): the field
- * list is read out of the specification file (../shared/reference/query-service-spec.md), and each
+ * list is read out of the specification file (test/reference/query-service-spec.md), and each
  * field must have a row in src/exporter/exposition/coverage.ts (rendered into docs/metrics.md,
  * "Coverage of the query service") with the series that carry it or why it is not exported.
  */
@@ -22,7 +22,7 @@ function missing(spec: readonly SpecResource[], coverage: readonly ResourceCover
 }
 
 const SPEC = specResources();
-const SCHEMA = readFileSync(new URL('../../../../shared/reference/datanode-schema-v0.79.md', import.meta.url), 'utf8');
+const SCHEMA = readFileSync(new URL('../../reference/datanode-schema-v0.79.md', import.meta.url), 'utf8');
 
 describe('the specification, read', () => {
   it('every resource with a field table, every row of each table', () => {
