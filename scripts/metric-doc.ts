@@ -2,7 +2,7 @@
 import type { AnyCollectorModule } from '../src/exporter/collectors/define.js';
 import { COLLECTORS } from '../src/exporter/collectors/index.js';
 import { ownedBy, type MetricDef } from '../src/exporter/exposition/catalogue.js';
-import { COVERAGE, WHY, type ResourceCoverage } from '../src/exporter/exposition/coverage.js';
+import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
 const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
@@ -49,7 +49,7 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
   return out.join('\n');
 }
 
-/** "Coverage of the query service": every field of the specification, from src/exporter/exposition/coverage.ts. */
+/** "Coverage of the query service": every field of the specification, from scripts/coverage.ts. */
 export function renderCoverage(coverage: readonly ResourceCoverage[] = COVERAGE): string[] {
   const out: string[] = [
     '## Coverage of the query service',

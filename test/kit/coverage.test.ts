@@ -1,15 +1,15 @@
 /**
  * Every field of the query service's specification is accounted for (issue 33, item 2): the field
  * list is read out of the specification file (test/reference/query-service-spec.md), and each
- * field must have a row in src/exporter/exposition/coverage.ts (rendered into docs/metrics.md,
+ * field must have a row in scripts/coverage.ts (rendered into docs/metrics.md,
  * "Coverage of the query service") with the series that carry it or why it is not exported.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE } from '../../../src/exporter/collectors/index.js';
-import { COVERAGE, WHY, type ResourceCoverage } from '../../../src/exporter/exposition/coverage.js';
-import { renderCoverage } from '../../../scripts/metric-doc.js';
-import { readSpec, specResources, type SpecResource } from '../../helpers/spec-fields.js';
+import { CATALOGUE } from '../../src/exporter/collectors/index.js';
+import { COVERAGE, WHY, type ResourceCoverage } from '../../scripts/coverage.js';
+import { renderCoverage } from '../../scripts/metric-doc.js';
+import { readSpec, specResources, type SpecResource } from '../helpers/spec-fields.js';
 
 /** Specification fields with no row, per resource ("Market: fees.factors.makerFee"). */
 function missing(spec: readonly SpecResource[], coverage: readonly ResourceCoverage[]): string[] {
@@ -22,7 +22,7 @@ function missing(spec: readonly SpecResource[], coverage: readonly ResourceCover
 }
 
 const SPEC = specResources();
-const SCHEMA = readFileSync(new URL('../../reference/datanode-schema-v0.79.md', import.meta.url), 'utf8');
+const SCHEMA = readFileSync(new URL('../reference/datanode-schema-v0.79.md', import.meta.url), 'utf8');
 
 describe('the specification, read', () => {
   it('every resource with a field table, every row of each table', () => {
@@ -130,7 +130,7 @@ describe('coverage of the query service', () => {
   });
 
   it('docs/metrics.md lists every row', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
     expect(doc).toContain(renderCoverage().join('\n'));
     for (const r of COVERAGE) for (const f of r.fields) expect(doc).toContain(`| \`${f.field}\` |`);
   });
