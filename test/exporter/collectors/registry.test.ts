@@ -17,7 +17,6 @@ import { withSim } from '../../helpers/sim.js';
 const greeting = defineMetric(
   'throwaway',
   'vega_throwaway_block_height',
-  'gauge',
   ['target', 'greeting'],
   'blocks',
   'GET /statistics statistics.blockHeight',
