@@ -4,8 +4,8 @@
  * targets, and says so once.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { readRegularFile } from '../config/load.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 
@@ -36,7 +36,8 @@ export class Discovery {
     for (const [path, st] of this.files) {
       let text: string;
       try {
-        text = await readFile(path, 'utf8');
+        // Bounded as the configuration file is: a FIFO or a device never ends a read.
+        text = readRegularFile(path).toString('utf8');
       } catch (err) {
         this.fail(path, st, `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
         // Forget the content, so that the file coming back unchanged is parsed and clears the error.

@@ -1,5 +1,6 @@
 /** File-based discovery: formats, re-reading on change only, broken and removed files keep their targets. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +83,22 @@ describe('Discovery', () => {
     expect(await d.refresh()).toBe(true);
     expect(names(d)).toEqual(['z', 'o']);
     expect(logs.parsed().filter((l) => l.msg === 'discovery file readable again')).toEqual([expect.objectContaining({ level: 'info', file: p })]);
+  });
+
+  it('a FIFO, a device or a file over 4 MiB is refused without reading it; the others still count', async () => {
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const big = file('big.yaml', '- { name: b, url: "http://b:1" }\n');
+    truncateSync(big, 4 * 1024 * 1024 + 1);
+    const ok = file('ok.yaml', '- { name: ok, url: "http://ok:1" }\n');
+    const d = discovery(fifo, '/dev/zero', big, ok);
+    expect(await d.refresh()).toBe(true);
+    expect(names(d)).toEqual(['ok']);
+    expect(rejections().map((r) => [r.file, r.err])).toEqual([
+      [fifo, 'cannot read: not a regular file'],
+      ['/dev/zero', 'cannot read: not a regular file'],
+      [big, 'cannot read: larger than 4 MiB'],
+    ]);
   });
 
   it('a removed file keeps its targets and is logged once', async () => {
