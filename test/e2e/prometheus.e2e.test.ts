@@ -297,6 +297,9 @@ scrape_configs:
     async () => (await amAlerts('alertname="VegaDataNodeDown"', `instance="${secondInstance}"`))[0],
   );
   secondExporter.kill('SIGTERM');
+  // An edit of its configuration the exporter refuses: it keeps running the one it has.
+  writeFileSync(join(dir, 'exporter.yaml'), '{ targets: [unclosed\n');
+  exporter.kill('SIGHUP');
   // Halfway through the warm-up a validator of the 'validators' network leaves.
   await sleep(Math.max(0, 7_000 - (Date.now() - promReady)));
   sims[Object.keys(NODES).indexOf('validatorLeaves')]!.patchFaults({ validatorsLeft: 1 });
@@ -365,6 +368,7 @@ describe('a real Prometheus scraping the exporter', () => {
   // Which series each alert's expression must select: exactly the faulty ones.
   const expected: Record<string, string[]> = {
     DatanodeExporterDown: ['secondExporter'], // stopped during the warm-up
+    DatanodeExporterConfigReloadFailed: ['exporter'], // its reload refused during the warm-up
     VegaDataNodeDown: ['down'],
     VegaCollectorFailing: ['nhBroken/network_history'],
     VegaBlockHeightStalled: ['halted'],
@@ -402,7 +406,10 @@ describe('a real Prometheus scraping the exporter', () => {
     const result = await query(rule.expr);
     const who = result
       .map((r) => {
-        const id = r.metric.target ?? r.metric.network ?? (r.metric.instance === secondInstance ? 'secondExporter' : (r.metric.instance ?? '?'));
+        const id =
+          r.metric.target ??
+          r.metric.network ??
+          (r.metric.instance === secondInstance ? 'secondExporter' : r.metric.instance === exporterInstance ? 'exporter' : (r.metric.instance ?? '?'));
         return r.metric.collector && alert !== 'VegaDataNodeDown' && (alert === 'VegaCollectorFailing' || alert === 'VegaListTruncated')
           ? `${id}/${r.metric.collector}`
           : id;
