@@ -223,6 +223,8 @@ async function run(): Promise<{ m: Scrape; seen: Seen }> {
         history_segments: off,
         consistency: off,
         network_data: off,
+        // Polled at start and by e.poll() only: the skipped-row counts below are per poll.
+        key_rotations: { interval: '24h' },
         positions: { party_ids: SHAPES },
         parties: { enabled: true, party_ids: [...SHAPES, 'nobody'] },
         node_signatures: { ids: SHAPES },
