@@ -10,6 +10,7 @@ import { ENUMS } from '../contract/schema.js';
 const SAME: [keyof typeof shared, keyof typeof ENUMS][] = [
   ['CHAIN_STATUS', 'ChainStatus'],
   ['MARKET_STATE', 'MarketState'],
+  ['AUCTION_TRIGGER', 'AuctionTrigger'],
   ['TRADING_MODE', 'MarketTradingMode'],
   ['POSITION_STATUS', 'PositionStatus'],
   ['SIDE', 'Side'],

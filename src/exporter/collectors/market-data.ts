@@ -12,7 +12,7 @@ import { FieldError } from '../errors.js';
 import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot, OTHER_ENUM_VALUE } from '../upstream/scale.js';
-import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
+import { AUCTION_TRIGGER, MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
 import type { MarketOptions } from './markets.js';
@@ -43,20 +43,7 @@ const VOLUMES = [
 /** Price-monitoring horizons exported by name per market; real markets have a handful. */
 export const MAX_HORIZONS = 8;
 /** No auction trigger: the only value that means "not in an auction". */
-const NO_TRIGGER = 'AUCTION_TRIGGER_UNSPECIFIED';
-/** v0.79's auction triggers; others are exported by name up to EnumLabels' cap, then as `other`. */
-const AUCTION_TRIGGER = [
-  NO_TRIGGER,
-  'AUCTION_TRIGGER_BATCH',
-  'AUCTION_TRIGGER_OPENING',
-  'AUCTION_TRIGGER_PRICE',
-  'AUCTION_TRIGGER_LIQUIDITY',
-  'AUCTION_TRIGGER_LIQUIDITY_TARGET_NOT_MET',
-  'AUCTION_TRIGGER_UNABLE_TO_DEPLOY_LP_ORDERS',
-  'AUCTION_TRIGGER_GOVERNANCE_SUSPENSION',
-  'AUCTION_TRIGGER_LONG_BLOCK',
-  'AUCTION_TRIGGER_PROTOCOL_AUTOMATED_PURCHASE',
-] as const;
+const NO_TRIGGER: (typeof AUCTION_TRIGGER)[number] = 'AUCTION_TRIGGER_UNSPECIFIED';
 type Enums = { state: EnumLabels; mode: EnumLabels; trigger: EnumLabels };
 
 /** Samples of one marketsData row. Throws FieldError naming the bad field (the caller skips the row). */
