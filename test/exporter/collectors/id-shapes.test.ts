@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { scrape, type Scrape } from '../../helpers/expo.js';
 import { STATISTICS, STATISTICS_HEADERS } from '../../helpers/hostile.js';
 import { lifecycle } from '../../helpers/lifecycle.js';
+import { orderBody } from '../../helpers/orders.js';
 
 const { defer, exporter } = lifecycle();
 
@@ -88,30 +89,7 @@ const positionJson = (id: string): unknown => ({
 });
 
 function orderJson(id: string, marketId: string, version: number): unknown {
-  return {
-    order: {
-      id,
-      marketId,
-      partyId: marketId,
-      side: 'SIDE_BUY',
-      price: String(12345 * version),
-      size: '40',
-      remaining: '40',
-      timeInForce: 'TIME_IN_FORCE_GTC',
-      type: 'TYPE_LIMIT',
-      createdAt: '0',
-      status: 'STATUS_ACTIVE',
-      expiresAt: '0',
-      reference: '',
-      updatedAt: '0',
-      version: String(version),
-      batchId: '1',
-      peggedOrder: null,
-      liquidityProvisionId: '',
-      postOnly: false,
-      reduceOnly: false,
-    },
-  };
+  return orderBody({ id, marketId, partyId: marketId, price: String(12345 * version), size: '40', remaining: '40', version: String(version) });
 }
 
 const page = (key: string, nodes: unknown[]) => ({

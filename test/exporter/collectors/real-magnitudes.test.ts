@@ -7,6 +7,7 @@ import { parsePosition, positionSamples } from '../../../src/exporter/collectors
 import { orderSamples } from '../../../src/exporter/collectors/orders.js';
 import { marketsSamples } from '../../../src/exporter/collectors/markets.js';
 import type { Sample } from '../../../src/exporter/exposition/labels.js';
+import { orderBody } from '../../helpers/orders.js';
 
 const H = (c: string): string => c.repeat(64);
 const val = (samples: readonly Sample[], name: string, ...labels: string[]): number | undefined =>
@@ -53,7 +54,7 @@ describe('issue 13 defects', () => {
   });
 
   it('an order price above 2^64 (uint256) is exported, scaled exactly', () => {
-    const order = {
+    const { order } = orderBody({
       id: H('c'),
       marketId: H('a'),
       partyId: H('b'),
@@ -61,20 +62,8 @@ describe('issue 13 defects', () => {
       price: '123456789012345678901234',
       size: '10',
       remaining: '10',
-      timeInForce: 'TIME_IN_FORCE_GTC',
-      type: 'TYPE_LIMIT',
-      createdAt: '0',
-      status: 'STATUS_ACTIVE',
-      expiresAt: '0',
-      reference: '',
-      updatedAt: '0',
-      version: '1',
-      batchId: '1',
-      peggedOrder: null,
-      liquidityProvisionId: '',
-      postOnly: false,
-      reduceOnly: false,
-    };
+    });
+
     const s = orderSamples('net', { order }, 1, MARKET);
     expect(val(s, 'vega_order_price')).toBe(1234567890123456800);
   });

@@ -10,6 +10,7 @@ import { orderSamples } from '../../../src/exporter/collectors/orders.js';
 import { parsePosition, positionSamples } from '../../../src/exporter/collectors/positions.js';
 import type { Sample } from '../../../src/exporter/exposition/labels.js';
 import { thrown } from '../../helpers/thrown.js';
+import { orderBody } from '../../helpers/orders.js';
 
 const MARKET_ID = 'mkt-1';
 const byName = (samples: Sample[], name: string): [string[], number][] =>
@@ -166,31 +167,8 @@ describe('positions: v0.79 fees and funding', () => {
 });
 
 describe("orders: the pegged order's offset and the reason", () => {
-  const order = (over: Record<string, unknown>) => ({
-    order: {
-      id: 'o-1',
-      marketId: MARKET_ID,
-      partyId: 'party-1',
-      side: 'SIDE_SELL',
-      price: '0',
-      size: '5',
-      remaining: '5',
-      timeInForce: 'TIME_IN_FORCE_GTC',
-      type: 'TYPE_LIMIT',
-      createdAt: '0',
-      status: 'STATUS_ACTIVE',
-      expiresAt: '0',
-      reference: '',
-      updatedAt: '0',
-      version: '1',
-      batchId: '1',
-      peggedOrder: null,
-      liquidityProvisionId: '',
-      postOnly: false,
-      reduceOnly: false,
-      ...over,
-    },
-  });
+  const order = (over: Record<string, unknown>) => orderBody({ marketId: MARKET_ID, side: 'SIDE_SELL', ...over });
+
   const facts = { id: MARKET_ID, decimalPlaces: 3, positionDecimalPlaces: 0, settlementAsset: 'asset-1' };
 
   it("the offset in the market's price units, labelled with its reference; none for other orders", () => {
