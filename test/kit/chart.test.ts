@@ -25,6 +25,7 @@ type Container = {
   ports: { name: string; containerPort: number }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
+  startupProbe?: Probe & { failureThreshold?: number };
   resources: unknown;
   securityContext: unknown;
   volumeMounts?: { name: string; mountPath: string }[];
@@ -33,25 +34,52 @@ type Volume = { name: string; configMap?: { name: string }; secret?: { secretNam
 type Obj = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Labels };
+  metadata: { name: string; labels?: Labels; annotations?: Labels };
   data?: Record<string, string>;
+  automountServiceAccountToken?: boolean;
   spec?: {
     replicas?: number;
     serviceName?: string;
     clusterIP?: string;
     selector?: { matchLabels?: Labels } & Labels;
     ports?: { name: string; targetPort: string | number }[];
-    template?: { metadata: { labels: Labels }; spec: { securityContext: unknown; containers: Container[]; volumes?: Volume[] } };
-    endpoints?: { port: string; path: string; scheme: string; tlsConfig?: unknown; basicAuth?: unknown }[];
+    template?: {
+      metadata: { labels: Labels };
+      spec: {
+        securityContext: unknown;
+        containers: Container[];
+        volumes?: Volume[];
+        serviceAccountName?: string;
+        automountServiceAccountToken?: boolean;
+        priorityClassName?: string;
+        topologySpreadConstraints?: { topologyKey: string; labelSelector?: { matchLabels?: Labels } }[];
+      };
+    };
+    endpoints?: Endpoint[];
+    podMetricsEndpoints?: Endpoint[];
+    maxUnavailable?: number | string;
     groups?: { rules: { alert?: string; annotations?: Labels }[] }[];
   };
+};
+type Endpoint = {
+  port: string;
+  path: string;
+  scheme: string;
+  tlsConfig?: unknown;
+  basicAuth?: unknown;
+  relabelings?: { targetLabel?: string; replacement?: string }[];
+  metricRelabelings?: unknown[];
 };
 type Doc = { source: string; obj: Obj };
 type Values = {
   existingConfigMap: string;
+  existingConfigSecret: string;
+  extraVolumes: { name: string }[];
+  serviceAccount: { create: boolean; name: string; automount: boolean };
   webConfig: { existingSecret: string; key: string; tls?: boolean };
   serviceMonitor: { scheme?: string };
-  prometheusRule: { runbookBaseUrl: string };
+  podMonitor: { scheme?: string };
+  prometheusRule: { runbookBaseUrl: string; disabled: Record<string, boolean> };
   dashboards: { labels: Labels };
   resources: unknown;
   podSecurityContext: unknown;
@@ -92,10 +120,10 @@ afterAll(() => {
 });
 
 /** Renders the chart with `overrides` deep-merged over values.yaml; every document must be YAML. */
-function render(name: string, overrides: object): Rendered {
+function render(name: string, overrides: object, kubeVersion = 'v1.30.0'): Rendered {
   const file = join(work, `${name.replace(/\W+/g, '-')}.yaml`);
   writeFileSync(file, stringify(overrides));
-  const r = run(bin, ['-f', file, chart]);
+  const r = run(bin, ['-kube-version', kubeVersion, '-f', file, chart]);
   if (r.status !== 0) throw new Error(`chart-render failed for ${name}: ${r.out}`);
   const docs = r.stdout
     .split(/^---\n/m)
@@ -132,6 +160,8 @@ const podScheme = (v: Values): 'HTTP' | 'HTTPS' => (v.webConfig.existingSecret &
 
 const ruleFile = parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: { alert: string }[] }[] };
 const ruleCount = ruleFile.groups.flatMap((g) => g.rules).length;
+/** The job DatanodeExporterDown selects, read from the shipped rules. */
+const jobInRules = /up\{job="([^"]+)"\}/.exec(read('prometheus/alerts.yml'))![1]!;
 const dashboardFiles = readdirSync('grafana')
   .filter((f) => f.endsWith('.json'))
   .sort();
@@ -163,12 +193,39 @@ function check(m: Rendered): void {
       expect(get!.scheme ?? 'HTTP', `${c.name}.${probe}.httpGet.scheme (Kubernetes defaults to HTTP)`).toBe(podScheme(v));
       expect(portNames, `${c.name}.${probe} port`).toContain(get!.port);
     }
+    const startup = c.startupProbe?.httpGet;
+    if (startup) expect(startup.scheme, `${c.name}.startupProbe.httpGet.scheme`).toBe(podScheme(v));
     for (const mount of c.volumeMounts ?? []) expect(volumes.has(mount.name), `volume for mount ${mount.name}`).toBe(true);
     expect(c.args).toContain(`--web.telemetry-path=${v.telemetryPath}`);
   }
+  const extra = new Set((v.extraVolumes ?? []).map((x) => x.name));
+  const secrets = m.of('Secret').map((x) => x.metadata.name);
   for (const vol of volumes.values()) {
+    if (extra.has(vol.name)) continue; // the operator's own, passed through
     if (vol.configMap) expect(v.existingConfigMap ? [v.existingConfigMap] : configMaps, `config map ${vol.configMap.name}`).toContain(vol.configMap.name);
-    if (vol.secret) expect(vol.secret.secretName).toBe(v.webConfig.existingSecret);
+    if (vol.secret)
+      expect([v.webConfig.existingSecret, v.existingConfigSecret, ...secrets], `secret ${vol.secret.secretName}`).toContain(vol.secret.secretName);
+  }
+  // The pod runs as the ServiceAccount the chart renders (or names), with a token only when asked for.
+  const accounts = m.of('ServiceAccount');
+  expect(accounts).toHaveLength(v.serviceAccount.create ? 1 : 0);
+  expect(pod.spec.serviceAccountName).toBe(v.serviceAccount.create ? accounts[0]!.metadata.name : v.serviceAccount.name || 'default');
+  expect(pod.spec.automountServiceAccountToken).toBe(v.serviceAccount.automount);
+  for (const pdb of m.of('PodDisruptionBudget')) subset(pdb.spec!.selector!.matchLabels, pod.metadata.labels, 'PodDisruptionBudget selector vs pod labels');
+  for (const pm of m.of('PodMonitor')) {
+    subset(pm.spec!.selector!.matchLabels, pod.metadata.labels, 'PodMonitor selector vs pod labels');
+    for (const ep of pm.spec!.podMetricsEndpoints!) {
+      expect(
+        pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name)),
+        'PodMonitor port',
+      ).toContain(ep.port);
+      expect(ep.path, 'PodMonitor path').toBe(v.telemetryPath);
+      expect(ep.scheme, 'PodMonitor scheme').toBe(v.podMonitor.scheme || podScheme(v).toLowerCase());
+    }
+  }
+  // Whatever the names: the scrape job is the one the alerts select.
+  for (const ep of [...m.of('ServiceMonitor').flatMap((x) => x.spec!.endpoints!), ...m.of('PodMonitor').flatMap((x) => x.spec!.podMetricsEndpoints!)]) {
+    expect(ep.relabelings?.[0]).toEqual({ targetLabel: 'job', replacement: jobInRules });
   }
   const service = m.one('Service');
   if (deployment.kind === 'StatefulSet') {
@@ -195,7 +252,8 @@ function check(m: Rendered): void {
     const file = join(work, `rules-${pr.metadata.name}.yml`);
     writeFileSync(file, stringify({ groups: pr.spec!.groups }));
     const r = run('promtool', ['check', 'rules', file]);
-    expect(r.out).toContain(`SUCCESS: ${ruleCount} rules found`);
+    const off = Object.values(v.prometheusRule.disabled ?? {}).filter(Boolean).length;
+    expect(r.out).toContain(`SUCCESS: ${ruleCount - off} rules found`);
     expect(r.status).toBe(0);
     const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '');
     for (const rule of pr.spec!.groups!.flatMap((g) => g.rules).filter((r) => r.alert)) {
@@ -213,6 +271,7 @@ const container = (m: Rendered): Container => workload(m).spec!.template!.spec.c
 const probeSchemes = (m: Rendered): (string | undefined)[] => [container(m).livenessProbe?.httpGet?.scheme, container(m).readinessProbe?.httpGet?.scheme];
 const kinds = (m: Rendered): string[] => m.docs.map((d) => d.obj.kind);
 const web = { existingSecret: 'dne-web' };
+const HEADER_SECRET = 'CANARY-chart-api-key-5c1e';
 
 /**
  * The shard rule as docs/fleet.md states it, written here rather than imported: a target belongs to
@@ -240,12 +299,12 @@ function podArgs(m: Rendered, ordinal: number): string[] {
 const fleet = Array.from({ length: 24 }, (_, i) => ({ name: `dn-${i}.example`, url: `http://10.0.0.${i + 1}:3008` }));
 
 // [name, overrides, what this case must show beyond the common checks]
-const matrix: [string, object, (m: Rendered) => void][] = [
+const matrix: [string, object, (m: Rendered) => void, string?][] = [
   [
     'default values',
     {},
     (m) => {
-      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment']); // Helm's install order
+      expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'Service', 'Deployment']); // Helm's install order
       expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
       expect(container(m).args.some((a) => a.startsWith('--web.config.file'))).toBe(false);
     },
@@ -364,7 +423,7 @@ const matrix: [string, object, (m: Rendered) => void][] = [
     'three shards',
     { shards: 3, config: { targets: fleet }, serviceMonitor: { enabled: true } },
     (m) => {
-      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'StatefulSet', 'ServiceMonitor']);
+      expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'Service', 'StatefulSet', 'ServiceMonitor']);
       // The pods' target sets partition the list: each target is watched by exactly one pod.
       const listed = (parseYaml(m.one('ConfigMap').data!['config.yaml']!) as { targets: { name: string }[] }).targets.map((t) => t.name);
       expect(listed).toEqual(fleet.map((t) => t.name));
@@ -388,6 +447,177 @@ const matrix: [string, object, (m: Rendered) => void][] = [
     },
   ],
   [
+    'a header value inline: config in a Secret, in no ConfigMap',
+    { config: { targets: [{ name: 'a', url: 'http://a:3008', headers: { 'X-Api-Key': HEADER_SECRET } }] }, dashboards: { enabled: true } },
+    (m) => {
+      expect(m.docs.filter((d) => d.obj.kind === 'ConfigMap' && JSON.stringify(d.obj).includes(HEADER_SECRET))).toEqual([]);
+      const secret = m.one('Secret');
+      const cfg = parseYaml(Buffer.from(secret.data!['config.yaml']!, 'base64').toString('utf8')) as { targets: { headers: Labels }[] };
+      expect(cfg.targets[0]!.headers).toEqual({ 'X-Api-Key': HEADER_SECRET });
+      expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'config', secret: { secretName: secret.metadata.name } });
+      expect(m.of('ConfigMap').map((c) => c.metadata.name)).toEqual([`${secret.metadata.name}-dashboards`]);
+    },
+  ],
+  [
+    'configSecret without inline headers',
+    { configSecret: true },
+    (m) => {
+      expect(kinds(m)).toEqual(['ServiceAccount', 'Secret', 'Service', 'Deployment']);
+      expect(Buffer.from(m.one('Secret').data!['config.yaml']!, 'base64').toString('utf8')).toContain('url: http://datanode:3008');
+    },
+  ],
+  [
+    'existing config Secret',
+    { existingConfigSecret: 'my-dne-config' },
+    (m) => {
+      expect(kinds(m)).toEqual(['ServiceAccount', 'Service', 'Deployment']);
+      expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'config', secret: { secretName: 'my-dne-config' } });
+    },
+  ],
+  [
+    'headers_file from a Secret in extraVolumes, headers_env from extraEnv',
+    {
+      config: {
+        targets: [
+          { name: 'a', url: 'http://a:3008', headers_file: { 'X-Api-Key': '/etc/datanode-exporter/secrets/api-key' } },
+          { name: 'b', url: 'http://b:3008', headers_env: { 'X-Api-Key': 'B_API_KEY' } },
+        ],
+      },
+      extraVolumes: [{ name: 'api-key', secret: { secretName: 'dn-api-key' } }],
+      extraVolumeMounts: [{ name: 'api-key', mountPath: '/etc/datanode-exporter/secrets', readOnly: true }],
+      extraEnv: [{ name: 'B_API_KEY', valueFrom: { secretKeyRef: { name: 'dn-api-key', key: 'b' } } }],
+    },
+    (m) => {
+      expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'Service', 'Deployment']);
+      expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'api-key', secret: { secretName: 'dn-api-key' } });
+      expect(container(m).volumeMounts).toContainEqual({ name: 'api-key', mountPath: '/etc/datanode-exporter/secrets', readOnly: true });
+    },
+  ],
+  [
+    'fullnameOverride',
+    { fullnameOverride: 'vega-mon', serviceMonitor: { enabled: true }, prometheusRule: { enabled: true }, podDisruptionBudget: { maxUnavailable: 1 } },
+    (m) => {
+      expect(new Set(m.docs.map((d) => d.obj.metadata.name))).toEqual(new Set(['vega-mon']));
+    },
+  ],
+  [
+    'nameOverride',
+    { nameOverride: 'dn-exp', serviceMonitor: { enabled: true } },
+    (m) => {
+      expect(new Set(m.docs.map((d) => d.obj.metadata.name))).toEqual(new Set(['release-name-dn-exp']));
+      expect(workload(m).spec!.template!.metadata.labels['app.kubernetes.io/name']).toBe('dn-exp');
+    },
+  ],
+  [
+    'serviceAccount created with a name, annotations and a token',
+    { serviceAccount: { name: 'dne', annotations: { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/x' }, automount: true } },
+    (m) => {
+      const sa = m.one('ServiceAccount');
+      expect([sa.metadata.name, sa.metadata.annotations, sa.automountServiceAccountToken]).toEqual([
+        'dne',
+        { 'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/x' },
+        true,
+      ]);
+      expect(workload(m).spec!.template!.spec.automountServiceAccountToken).toBe(true);
+    },
+  ],
+  [
+    'serviceAccount not created, an existing one named',
+    { serviceAccount: { create: false, name: 'shared' } },
+    (m) => {
+      expect(workload(m).spec!.template!.spec.serviceAccountName).toBe('shared');
+    },
+  ],
+  [
+    'podDisruptionBudget',
+    { podDisruptionBudget: { maxUnavailable: 1 }, shards: 3 },
+    (m) => {
+      expect(m.one('PodDisruptionBudget').spec!.maxUnavailable).toBe(1);
+    },
+  ],
+  [
+    'topologySpreadConstraints',
+    {
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { team: 'vega' } } },
+      ],
+    },
+    (m) => {
+      const [zone, host] = workload(m).spec!.template!.spec.topologySpreadConstraints!;
+      subset(zone!.labelSelector!.matchLabels, workload(m).spec!.template!.metadata.labels, 'a constraint without a selector gets the pods');
+      expect(host!.labelSelector).toEqual({ matchLabels: { team: 'vega' } });
+    },
+  ],
+  [
+    'priorityClassName',
+    { priorityClassName: 'monitoring' },
+    (m) => {
+      expect(workload(m).spec!.template!.spec.priorityClassName).toBe('monitoring');
+    },
+  ],
+  [
+    'PodMonitor with relabelings',
+    {
+      podMonitor: {
+        enabled: true,
+        relabelings: [{ targetLabel: 'cluster', replacement: 'eu1' }],
+        metricRelabelings: [{ action: 'drop', sourceLabels: ['__name__'], regex: 'go_.*' }],
+      },
+      webConfig: web,
+    },
+    (m) => {
+      expect(m.of('ServiceMonitor')).toEqual([]);
+      const ep = m.one('PodMonitor').spec!.podMetricsEndpoints![0]!;
+      expect(ep.relabelings!.slice(1)).toEqual([{ targetLabel: 'cluster', replacement: 'eu1' }]);
+      expect(ep.metricRelabelings).toEqual([{ action: 'drop', sourceLabels: ['__name__'], regex: 'go_.*' }]);
+      expect(ep.scheme).toBe('https');
+    },
+  ],
+  [
+    'ServiceMonitor relabelings and metricRelabelings',
+    {
+      serviceMonitor: {
+        enabled: true,
+        relabelings: [{ targetLabel: 'cluster', replacement: 'eu1' }],
+        metricRelabelings: [{ action: 'labeldrop', regex: 'pod' }],
+      },
+    },
+    (m) => {
+      const ep = m.one('ServiceMonitor').spec!.endpoints![0]!;
+      expect(ep.relabelings!.slice(1)).toEqual([{ targetLabel: 'cluster', replacement: 'eu1' }]);
+      expect(ep.metricRelabelings).toEqual([{ action: 'labeldrop', regex: 'pod' }]);
+    },
+  ],
+  [
+    'startupProbe',
+    { startupProbe: { httpGet: { path: '/healthz', port: 'http' }, failureThreshold: 30 }, webConfig: web },
+    (m) => {
+      expect(container(m).startupProbe).toEqual({ httpGet: { path: '/healthz', port: 'http', scheme: 'HTTPS' }, failureThreshold: 30 });
+    },
+  ],
+  [
+    'PrometheusRule with alerts disabled',
+    { prometheusRule: { enabled: true, disabled: { DatanodeExporterDown: true, VegaDataNodeDown: true } } },
+    (m) => {
+      const alerts = m
+        .one('PrometheusRule')
+        .spec!.groups!.flatMap((g) => g.rules)
+        .map((r) => r.alert);
+      expect(alerts).toHaveLength(ruleCount - 2);
+      expect(alerts).not.toContain('DatanodeExporterDown');
+      expect(alerts).not.toContain('VegaDataNodeDown');
+    },
+  ],
+  [
+    'three shards on Kubernetes 1.28',
+    { shards: 3 },
+    (m) => {
+      expect(workload(m).kind).toBe('StatefulSet');
+    },
+    'v1.28.0',
+  ],
+  [
     'everything on',
     {
       webConfig: web,
@@ -399,15 +629,15 @@ const matrix: [string, object, (m: Rendered) => void][] = [
       dashboards: { enabled: true },
     },
     (m) => {
-      expect(kinds(m)).toEqual(['ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+      expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
       expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
     },
   ],
 ];
 
 describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
-  it.each(matrix)('%s', (name, overrides, specific) => {
-    const m = render(name, overrides);
+  it.each(matrix)('%s', (name, overrides, specific, kubeVersion) => {
+    const m = render(name, overrides, kubeVersion);
     check(m);
     specific(m);
   });
@@ -429,7 +659,7 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
     expect(overrides).toMatchObject({ config: { targets: [{ name: 'dn1', url: 'http://datanode:3008' }] }, serviceMonitor: { enabled: true } });
     const m = render('readme', overrides);
     check(m);
-    expect(kinds(m)).toEqual(['ConfigMap', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
+    expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
   });
 
   it("the test's FNV-1a matches the published 32-bit test vectors", () => {
@@ -469,6 +699,24 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
         'mount without a volume',
         (m) => {
           container(m).volumeMounts!.push({ name: 'nope', mountPath: '/x' });
+        },
+      ],
+      [
+        'ServiceMonitor without the job relabeling',
+        (m) => {
+          m.one('ServiceMonitor').spec!.endpoints![0]!.relabelings!.shift();
+        },
+      ],
+      [
+        'pod on another ServiceAccount',
+        (m) => {
+          workload(m).spec!.template!.spec.serviceAccountName = 'other';
+        },
+      ],
+      [
+        'config from a Secret that is not rendered',
+        (m) => {
+          workload(m).spec!.template!.spec.volumes![0] = { name: 'config', secret: { secretName: 'ghost' } };
         },
       ],
       [
@@ -562,6 +810,57 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
     expect(req.status).toBe(1);
     expect(req.out).toContain('execution error at (probe/templates/a.yaml:11:');
     expect(req.out).toContain('need.value is required');
+  });
+
+  /** The render's error output for values that must not render. */
+  function renderError(name: string, overrides: object, kubeVersion = 'v1.30.0'): string {
+    const file = join(work, `${name.replace(/\W+/g, '-')}.yaml`);
+    writeFileSync(file, stringify(overrides));
+    const r = run(bin, ['-kube-version', kubeVersion, '-f', file, chart]);
+    expect(r.status, r.out).toBe(1);
+    return r.out;
+  }
+
+  it('shards > 1 before Kubernetes 1.28 (no pod-index label): a render error saying so; one shard there, or three on 1.28, render', () => {
+    const out = renderError('shards-old-cluster', { shards: 3 }, 'v1.27.9-eks-1234');
+    expect(out).toContain('execution error at (datanode-exporter/templates/workload.yaml');
+    expect(out).toContain('shards: 3 needs Kubernetes 1.28 or newer');
+    expect(out).toContain('this cluster is v1.27.9-eks-1234');
+    check(render('one-shard-old-cluster', { shards: 1 }, 'v1.27.9'));
+    expect(workload(render('shards-1.28', { shards: 3 }, 'v1.28.0')).kind).toBe('StatefulSet');
+    // Chart.yaml's kubeVersion: older clusters are refused whatever the values.
+    expect(renderError('too-old', {}, 'v1.22.17')).toContain('chart requires kubeVersion: >=1.23.0-0');
+  });
+
+  it('refuses both monitors, an alert name no rule has, and two config sources, naming the values', () => {
+    expect(renderError('two-monitors', { serviceMonitor: { enabled: true }, podMonitor: { enabled: true } })).toContain(
+      'serviceMonitor.enabled and podMonitor.enabled: choose one',
+    );
+    expect(renderError('unknown-alert', { prometheusRule: { enabled: true, disabled: { DatanodeExporterDwon: true } } })).toContain(
+      'prometheusRule.disabled: no alert named "DatanodeExporterDwon"',
+    );
+    expect(renderError('two-configs', { existingConfigMap: 'a', existingConfigSecret: 'b' })).toContain('existingConfigMap and existingConfigSecret: set one');
+  });
+
+  it('values.schema.json takes the community keys and still refuses unknown or contradictory ones', () => {
+    const values = (over: object): unknown => {
+      const file = join(work, 'schema-probe.yaml');
+      writeFileSync(file, stringify(over));
+      const r = run(bin, ['-show-values', '-f', file, chart]);
+      expect(r.status, r.out).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    expect(validateValues(values({})), JSON.stringify(validateValues.errors)).toBe(true);
+    for (const bad of [
+      { serviceAccount: { create: true, automountToken: true } },
+      { podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } },
+      { podMonitor: { enabled: true, relabeling: [] } },
+      { prometheusRule: { disabled: { DatanodeExporterDown: 1 } } },
+      { extraVolumeMounts: [{ name: 'x' }] },
+      { config: { targets: [{ name: 'a', url: 'http://a:1', headers_env: { 'X-Api-Key': 'not a name' } }] } },
+    ]) {
+      expect(validateValues(values(bad)), JSON.stringify(bad)).toBe(false);
+    }
   });
 
   it('a template error fails the render, naming the file (as helm template does)', () => {

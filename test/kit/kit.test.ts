@@ -266,8 +266,10 @@ describe('helm chart', () => {
   it('templates cover the promised objects, hardened, with probes on /healthz and /readyz', () => {
     const t = (f: string): string => read(`${chart}/templates/${f}`);
     expect(t('servicemonitor.yaml')).toContain('kind: ServiceMonitor');
-    // job = the Service's app.kubernetes.io/name (the chart name), the job DatanodeExporterDown selects.
-    expect(t('servicemonitor.yaml')).toMatch(/^ {2}jobLabel: app\.kubernetes\.io\/name$/m);
+    // job = the chart name whatever the release or nameOverride: the job DatanodeExporterDown selects.
+    expect(t('_helpers.tpl')).toMatch(/^ {2}- targetLabel: job\n {4}replacement: \{\{ \.root\.Chart\.Name \}\}$/m);
+    expect(t('podmonitor.yaml')).toContain('include "dne.scrapeEndpoint"');
+    expect(t('servicemonitor.yaml')).toContain('include "dne.scrapeEndpoint"');
     expect(t('prometheusrule.yaml')).toContain('.Files.Get "files/alerts.yml"');
     expect(t('dashboards-configmap.yaml')).toContain('files/dashboards/*.json');
     const values = parseYaml(read(`${chart}/values.yaml`)) as {

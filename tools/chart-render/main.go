@@ -2,7 +2,7 @@
 // (Go text/template + sprig + the functions Helm adds) but not Helm itself: no Helm binary can be
 // installed here, while Go, sprig and sigs.k8s.io/yaml come from Debian's packages.
 //
-//	chart-render [-f values.yaml]... [-name NAME] [-namespace NS] [-show-values] CHART_DIR
+//	chart-render [-f values.yaml]... [-name NAME] [-namespace NS] [-kube-version V] [-show-values] CHART_DIR
 //
 // Mirrors Helm 3 (pkg/engine, pkg/chart/loader, pkg/releaseutil): all templates are parsed into one
 // set (deepest path first, then reverse-alphabetical), files starting with "_" are not rendered,
@@ -168,7 +168,7 @@ func fromJSONArray(s string) []interface{} {
 	return a
 }
 
-// Marks a `required` message so the error can be reported without text/template's call chain.
+// Marks a `required` or `fail` message so the error can be reported without text/template's call chain.
 const errStart, errEnd = "CHART_RENDER_ERR_START", "CHART_RENDER_ERR_END"
 
 var errMark = regexp.MustCompile(errStart + `(.*)` + errEnd)
@@ -206,6 +206,8 @@ func (e *engine) newSet(extra map[string]string) (*template.Template, error) {
 			}
 			return e.exec(map[string]string{name: text}, name, vals)
 		},
+		// fail as Helm reports it: the template's location and the message.
+		"fail": func(msg string) (string, error) { return "", errors.New(errStart + msg + errEnd) },
 		"required": func(msg string, v interface{}) (interface{}, error) {
 			if s, ok := v.(string); v == nil || (ok && s == "") {
 				return v, errors.New(errStart + msg + errEnd)
@@ -337,9 +339,10 @@ func run() error {
 	name := flag.String("name", "release-name", "release name (helm template's default)")
 	namespace := flag.String("namespace", "default", "release namespace")
 	showValues := flag.Bool("show-values", false, "print the merged values as JSON instead of rendering")
+	kubeVer := flag.String("kube-version", "v1.30.0", "the Kubernetes version .Capabilities reports (helm template --kube-version)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		return errors.New("usage: chart-render [-f values.yaml]... [-name NAME] [-namespace NS] [-show-values] CHART_DIR")
+		return errors.New("usage: chart-render [-f values.yaml]... [-name NAME] [-namespace NS] [-kube-version V] [-show-values] CHART_DIR")
 	}
 	dir := flag.Arg(0)
 
@@ -376,8 +379,12 @@ func run() error {
 		return nil
 	}
 
+	kv, err := semver.NewVersion(*kubeVer)
+	if err != nil {
+		return fmt.Errorf("invalid kube version %q: %w", *kubeVer, err)
+	}
 	caps := capabilities{
-		KubeVersion: kubeVersion{Version: "v1.30.0", Major: "1", Minor: "30"},
+		KubeVersion: kubeVersion{Version: "v" + kv.String(), Major: fmt.Sprint(kv.Major()), Minor: fmt.Sprint(kv.Minor())},
 		APIVersions: versionSet{"v1", "apps/v1", "batch/v1", "policy/v1", "networking.k8s.io/v1", "rbac.authorization.k8s.io/v1"},
 		HelmVersion: map[string]string{"version": "v3-compatible (chart-render)"},
 	}
@@ -393,7 +400,7 @@ func run() error {
 
 	e := &engine{tpls: map[string]string{}}
 	chartFiles := files{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -2,12 +2,15 @@
  * Configuration from a YAML file, environment variables and flags (flags win), validated once by
  * the schema. Every problem becomes a ConfigError that names the field and what was expected.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CST, LineCounter, Parser, isMap, isScalar, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ExporterError } from '../errors.js';
+import { readRegularFile } from './file.js';
 import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
+import { resolveTargetSecrets } from './secrets.js';
+
+export { readRegularFile };
 
 export class ConfigError extends ExporterError {
   constructor(message: string) {
@@ -173,26 +176,6 @@ const YAML_REASONS: [RegExp, string][] = [
   [/^A block sequence may not be used as an implicit map key/, 'a nested block is used as a key (is a colon or dash misplaced?)'],
 ];
 
-/** The largest configuration, web-config or TLS file read: hand-written files are far smaller. */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
-
-/**
- * A file's bytes, only when it is a regular file within MAX_FILE_BYTES: a FIFO would block start-up
- * (and SIGTERM with it) and a device such as /dev/zero never ends. Opened non-blocking, so that
- * opening a FIFO cannot block either. Errors carry a `code` an operator can read.
- */
-export function readRegularFile(path: string): Buffer {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
-    if (st.size > MAX_FILE_BYTES) throw Object.assign(new Error('too large'), { code: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB` });
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The first `[` or `{` of the text that is never closed, with where it opens. */
 function unclosedBracket(text: string): string | undefined {
   const open = (tok: unknown): CST.FlowCollection | undefined => {
@@ -351,18 +334,30 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
         : eff.enableLifecycle;
 
   const result = configSchema.safeParse(raw);
+  const where = (path: readonly PropertyKey[], key?: string): string => {
+    const name = path.map(String).join('.') || '(top level)';
+    if (from[name]) return ` (${from[name]})`;
+    const at = read && locate(read.text, path, key);
+    return file ? ` (in ${file}${at ? ` at ${at}` : ''})` : '';
+  };
   if (!result.success) {
     const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      const src = (key?: string): string => {
-        if (from[path]) return ` (${from[path]})`;
-        const at = read && locate(read.text, i.path, key);
-        return file ? ` (in ${file}${at ? ` at ${at}` : ''})` : '';
-      };
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${src(k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
-      return [`${path}${src()}: ${i.message}`];
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
+      return [`${path}${where(i.path)}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));
   }
-  return result.data;
+  // Header values from files and the environment, read on every load (start and reload).
+  const lines: string[] = [];
+  const targets = result.data.targets.map((t, i) => {
+    const { target, issues } = resolveTargetSecrets(t, env);
+    for (const issue of issues) {
+      const path = ['targets', i, ...issue.path];
+      lines.push(`${path.join('.')}${where(path)}: ${issue.message}`);
+    }
+    return target;
+  });
+  if (lines.length > 0) throw new ConfigError(lines.join('; '));
+  return { ...result.data, targets };
 }

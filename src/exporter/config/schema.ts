@@ -31,20 +31,46 @@ const httpUrl = z.string().refine(
   { error: 'expected an http(s) URL without credentials or query, e.g. http://127.0.0.1:3008' },
 );
 
-export const targetSchema = z.strictObject({
-  name: targetName,
-  url: httpUrl,
-  /** Extra request headers (an API key for a gateway, say). Values are never logged. */
+/** The longest header value taken (inline, from a file or from the environment): Node's own limit on a whole request head. */
+export const MAX_HEADER_VALUE_BYTES = 16 * 1024;
+const headerName = z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' });
+/** What a header value may hold; the messages never quote the value (it may be a secret). */
+export function headerValueProblem(v: string): string | undefined {
   // A value undici refuses (CR, LF, NUL, other controls) would fail requests, or leave one hanging.
-  headers: z
-    .record(
-      z.string().regex(/^[A-Za-z0-9-]+$/, { error: 'expected a header name' }),
-      z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, { error: 'expected a header value without CR, LF, NUL or other control characters' }),
-    )
-    .default({}),
-  /** Put the target in a named network (default: grouped by the chain id it reports). */
-  network: targetName.optional(),
+  if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(v)) return 'expected a header value without CR, LF, NUL or other control characters';
+  if (Buffer.byteLength(v) > MAX_HEADER_VALUE_BYTES) return `expected a header value of at most ${MAX_HEADER_VALUE_BYTES / 1024} KiB`;
+  return undefined;
+}
+const headerValue = z.string().superRefine((v, ctx) => {
+  const problem = headerValueProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
+
+export const targetSchema = z
+  .strictObject({
+    name: targetName,
+    url: httpUrl,
+    /** Extra request headers (an API key for a gateway, say). Values are never logged. */
+    headers: z.record(headerName, headerValue).default({}),
+    /** Header values read from files (Prometheus's `_file` convention), trimmed; re-read on reload. */
+    headers_file: z.record(headerName, z.string().min(1, { error: 'expected a file path' })).optional(),
+    /** Header values from environment variables, by variable name; re-read on reload. */
+    headers_env: z.record(headerName, z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an environment variable name' })).optional(),
+    /** Put the target in a named network (default: grouped by the chain id it reports). */
+    network: targetName.optional(),
+  })
+  .superRefine((t, ctx) => {
+    // One source per header: names are case-insensitive in HTTP, so X-Api-Key and x-api-key are one header.
+    const seen = new Map<string, string>();
+    for (const field of ['headers', 'headers_file', 'headers_env'] as const) {
+      for (const name of Object.keys(t[field] ?? {})) {
+        const other = seen.get(name.toLowerCase());
+        if (other !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field, name], message: `header "${name}" is also set in ${other}; expected one source` });
+        else seen.set(name.toLowerCase(), field);
+      }
+    }
+  });
 export type TargetConfig = z.output<typeof targetSchema>;
 export const targetListSchema = z.array(targetSchema);
 

@@ -63,9 +63,20 @@ export class Discovery {
         this.fail(path, st, `${i.path.map(String).join('.') || '(top level)'}: ${i.message}`);
         continue;
       }
+      // headers_file and headers_env: read when the discovery file changes, and on every reload.
+      const { resolveTargetSecrets } = await import('../config/secrets.js');
+      const resolved = parsed.data.map((t) => resolveTargetSecrets(t, process.env));
+      const bad = resolved.findIndex((r) => r.issues.length > 0);
+      if (bad >= 0) {
+        const i = resolved[bad]!.issues[0]!;
+        this.fail(path, st, `${[bad, ...i.path].join('.')}: ${i.message}`);
+        // Read again next time: the secret may appear without the discovery file changing.
+        st.digest = undefined;
+        continue;
+      }
       if (st.error !== undefined) this.log.info({ file: path }, 'discovery file readable again');
       st.error = undefined;
-      st.targets = parsed.data;
+      st.targets = resolved.map((r) => r.target);
       changed = true;
     }
     return changed;
