@@ -18,7 +18,7 @@ const given = (name, shape) => {
   const v = (process.env[name] ?? '').trim();
   if (v === '' || v === 'unknown') return undefined;
   if (!shape.test(v)) {
-    console.error(`build-info: ${name} must match ${shape} (got ${JSON.stringify(v.slice(0, 80))})`);
+    process.stderr.write(`build-info: ${name} must match ${shape} (got ${JSON.stringify(v.slice(0, 80))})\n`);
     process.exit(2);
   }
   return v;
