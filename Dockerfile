@@ -1,6 +1,8 @@
 # datanode-exporter: build stage compiles TypeScript; the runtime stage holds production
 # dependencies and dist/ only, runs as the unprivileged "node" user, and writes nothing to disk
 # (works with a read-only root filesystem).
+# Build with BuildKit (RUN --mount): `DOCKER_BUILDKIT=1 docker build` on Debian's docker.io 20.10,
+# whose legacy builder refuses --mount; Docker 23 and later use BuildKit by default.
 # No "# syntax=" line: BuildKit's built-in Dockerfile frontend (Docker 20.10 and later) has
 # RUN --mount, and fetching a frontend image needs a registry that CI does not reach.
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -8,7 +10,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: the prepare script (tsc) runs below, once the sources are in.
+# --ignore-scripts: the dependencies need no install scripts; the build runs below, once the
+# sources are in.
 # An optional CA bundle for TLS-intercepting networks comes in as a build secret
 # (--secret id=ca,src=/etc/ssl/certs/ca-certificates.crt): used for npm ci, never stored in a layer.
 RUN --mount=type=secret,id=ca \
@@ -17,14 +20,27 @@ RUN --mount=type=secret,id=ca \
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/build-info.mjs ./scripts/
-RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+# The commit built (no .git in the context): `--build-arg REVISION=$(git rev-parse HEAD)`.
+# Declared here, after npm ci, so that a new revision does not redo the install.
+ARG REVISION=unknown
+RUN BUILD_REVISION="$REVISION" npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
+ARG REVISION=unknown
+# The repository the image is published from: `--build-arg SOURCE=<URL>` (empty when not given).
+ARG SOURCE=
+# The version is package.json's (test/kit/kit.test.ts keeps them equal).
+LABEL org.opencontainers.image.title="datanode-exporter" \
+      org.opencontainers.image.description="Prometheus exporter for Vega network data nodes" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="MIT"
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
-COPY --chown=root:root package.json ./
+COPY --chown=root:root package.json LICENSE ./
 USER node
 EXPOSE 19308
 # HEALTHCHECK sees the image's and `docker run -e` environment but not the container's arguments:

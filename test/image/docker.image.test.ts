@@ -4,12 +4,20 @@
  * build, then one container, read-only and non-root, against a simulated data node. Needs root,
  * debootstrap and docker.io (.ci/run installs them); without them this test fails, not skips.
  *
+ * The build is the README's (Install) command line, read from the README so they cannot drift,
+ * run by bash with Debian's docker client; the test changes only the tag (its own, to remove it
+ * afterwards) and adds the two flags the README names for this machine: the CA bundle as a build
+ * secret (TLS-intercepting proxy) and --network host (the private dockerd has no bridge).
+ *
  * --network host: the simulator listens on the host's 127.0.0.1, which a bridged container cannot
  * reach; host networking also needs no NAT rules from a private dockerd, and the exporter binds
  * 127.0.0.1 only, so nothing is published beyond loopback.
  */
 import { launchSettings } from '../helpers/launch.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
@@ -26,6 +34,31 @@ const freePort = (): Promise<number> =>
     });
   });
 const seconds = (t0: number): string => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+
+const PKG = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string; license: string; devDependencies: Record<string, string> };
+const HEAD = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+
+/** The README's commands in its Install section's sh blocks (comments dropped). */
+function installCommands(): string[] {
+  const readme = readFileSync('README.md', 'utf8');
+  const at = readme.indexOf('\n## Install\n');
+  const section = readme.slice(at, readme.indexOf('\n## ', at + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.split('\n'))
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l !== '');
+}
+
+/** The .js files `npm run build` should ship: the exporter's and the shared modules, nothing else. */
+function expectedDist(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return [...walk('src/exporter'), ...walk('src/shared')]
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `dist/${relative('src', f).replace(/\.ts$/, '.js')}`)
+    .concat('dist/exporter/build-info.json')
+    .sort();
+}
 
 let eng: Engine;
 let sim: Simulator;
@@ -70,23 +103,61 @@ describe('image', () => {
     expect(ca).toBe('ca');
   }, 900_000);
 
-  it('builds from the Dockerfile, the CA bundle only as a build secret', async () => {
+  it("builds with the README's command: OCI labels, the revision built, the CA bundle only as a build secret", async () => {
+    const commands = installCommands();
+    expect(commands).toContain('bash scripts/image/build-base.sh'); // the base step above runs it
+    const readmeBuild = commands.filter((c) => /\bdocker build\b/.test(c));
+    expect(readmeBuild).toHaveLength(1);
     const ca = process.env.NODE_EXTRA_CA_CERTS;
-    const secret = ca && existsSync(ca) ? ['--secret', `id=ca,src=${ca}`] : [];
+    const extra = ['--network host', ...(ca && existsSync(ca) ? [`--secret id=ca,src=${ca}`] : [])].join(' ');
+    const build = readmeBuild[0]!.replace(/^(DOCKER_BUILDKIT=1 docker build) /, `$1 ${extra} `).replace(/ -t \S+ /, ` -t ${TAG} `);
+    expect(build).toContain(` -t ${TAG} `);
+    expect(build).toContain(extra);
+    // `docker` is Debian's client (20.10), which has BuildKit built in, as the README says.
+    const bin = mkdtempSync(join(tmpdir(), 'dne-docker-bin-'));
+    symlinkSync(DOCKER, join(bin, 'docker'));
     const t0 = Date.now();
-    const r = await run(DOCKER, ['build', '--network', 'host', ...secret, '-t', TAG, '.'], { ...eng.env, DOCKER_BUILDKIT: '1' });
-    expect(r.code, (r.err + r.out).slice(-4000)).toBe(0);
+    try {
+      const r = await run('bash', ['-c', build], { ...eng.env, PATH: `${bin}:${process.env.PATH ?? ''}` });
+      expect(r.code, `${build}\n${(r.err + r.out).slice(-4000)}`).toBe(0);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
     console.log(`image build: ${seconds(t0)}`);
     const cfg = JSON.parse((await eng.docker('image', 'inspect', '--format', '{{json .Config}}', TAG)).out) as {
       User: string;
       Env: string[];
       Healthcheck: { Test: string[] };
+      Labels: Record<string, string>;
     };
     expect(cfg.User).toBe('node');
     expect(cfg.Env.join('\n')).not.toMatch(/NODE_EXTRA_CA_CERTS/);
     expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck']);
-    const leftovers = await eng.docker('run', '--rm', '--network', 'none', '--entrypoint', 'sh', TAG, '-c', 'ls /run/secrets 2>/dev/null; ls /app');
-    expect(leftovers.out.trim().split('\n').sort()).toEqual(['dist', 'node_modules', 'package.json']);
+    expect(cfg.Labels).toMatchObject({
+      'org.opencontainers.image.title': PKG.name,
+      'org.opencontainers.image.version': PKG.version,
+      'org.opencontainers.image.revision': HEAD,
+      'org.opencontainers.image.licenses': PKG.license,
+      'org.opencontainers.image.source': '',
+    });
+    const inside = async (script: string): Promise<string[]> => {
+      const r = await eng.docker('run', '--rm', '--network', 'none', '--entrypoint', 'sh', TAG, '-c', script);
+      expect(r.code, r.err).toBe(0);
+      return r.out.trim().split('\n').filter(Boolean).sort();
+    };
+    expect(await inside('ls /run/secrets 2>/dev/null; ls /app')).toEqual(['LICENSE', 'dist', 'node_modules', 'package.json']);
+    // The exporter only: no simulator, demo, source maps or tests.
+    expect(await inside('cd /app && find dist -type f')).toEqual(expectedDist());
+    // Production dependencies only.
+    const dev = Object.keys(PKG.devDependencies);
+    expect(await inside(`cd /app/node_modules && for d in ${dev.join(' ')}; do [ -e "$d" ] && echo "$d"; done; true`)).toEqual([]);
+    const size = async (image: string): Promise<number> => Number((await eng.docker('image', 'inspect', '--format', '{{.Size}}', image)).out);
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync('Dockerfile', 'utf8'))![1]!;
+    const total = await size(TAG);
+    const own = total - (await size(base));
+    console.log(`image size: ${(total / 1e6).toFixed(0)} MB, of which the exporter's layers ${(own / 1e6).toFixed(1)} MB`);
+    // The exporter's production dependencies and dist/ are some 16 MB; dev dependencies would add 100.
+    expect(own).toBeLessThan(40e6);
   }, 900_000);
 
   it('runs read-only as uid 1000, serves /metrics, turns healthy, writes nothing, and stops on SIGTERM with 0 within 2 s', async () => {
@@ -121,6 +192,8 @@ describe('image', () => {
       );
     }
     expect(metrics).toMatch(/^vega_up\{[^}]*\} 1$/m);
+    // The revision passed as a build argument, as --version and build_info report it.
+    expect(metrics).toMatch(new RegExp(`^datanode_exporter_build_info\\{[^}]*revision="${HEAD}"[^}]*\\} 1$`, 'm'));
 
     let health = '';
     for (let i = 0; i < 60 && health !== 'healthy'; i++) {

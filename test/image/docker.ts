@@ -28,9 +28,9 @@ export interface Run {
 export const DOCKER = process.env.DOCKER ?? (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
 
 /** Asynchronous on purpose: a simulator in this process must keep answering meanwhile. */
-export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 900_000): Promise<Run> {
+export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 900_000, cwd?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
+    execFile(cmd, args, { env, cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
       resolve({ code, out: String(out), err: String(errOut) || (err && code === -1 ? err.message : '') });
     });

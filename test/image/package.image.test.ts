@@ -1,13 +1,15 @@
 /**
- * The npm package as a user gets it: `npm pack`, installed into an empty project with production
- * dependencies only (from the npm cache when it has them), must hold the alert rules, dashboards,
- * docs and everything the README links to, and its bin must serve a simulated data node.
+ * The npm package as a user gets it, as the README's Install says: `npm pack` (dist/ built by
+ * prepack), then `npm install --prefix <empty folder> ./<tarball>`, production dependencies only
+ * from the npm registry, no build on install. It must hold the license, the changelog, the alert
+ * rules, dashboards, docs and everything the README links to, and its bin must answer --version and
+ * --help and serve a simulated data node.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/server.js';
 import { run } from './docker.js';
@@ -21,30 +23,35 @@ const freePort = (): Promise<number> =>
     });
   });
 
+const PKG = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string; devDependencies: Record<string, string> };
+const HEAD = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+
 let dir: string;
 let sim: Simulator;
 let packed: string[];
 let installed: string;
+let bin: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dne-pack-'));
   sim = await startSimulator({ host: '127.0.0.1', port: 0, seed: 12 });
   let t0 = Date.now();
-  // npm pack runs the prepare script (tsc), so dist/ is the current source.
+  // prepack builds dist/ from the current source.
   const pack = await run('npm', ['pack', '--json', '--pack-destination', dir]);
   expect(pack.code, pack.err).toBe(0);
-  const info = JSON.parse(pack.out) as { filename: string; files: { path: string }[] }[];
+  const info = JSON.parse(pack.out) as { filename: string; size: number; files: { path: string }[] }[];
   packed = info[0]!.files.map((f) => f.path);
-  console.log(`npm pack: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${packed.length} files`);
-  const project = join(dir, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  expect(info[0]!.filename).toBe(`${PKG.name}-${PKG.version}.tgz`);
+  console.log(`npm pack: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${packed.length} files, ${(info[0]!.size / 1000).toFixed(0)} kB`);
+  // An empty folder, as /opt/datanode-exporter is for the systemd recipe.
+  const prefix = join(dir, 'opt', 'datanode-exporter');
   t0 = Date.now();
-  const install = await run('npm', ['install', join(dir, info[0]!.filename), '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--prefix', project]);
+  const install = await run('npm', ['install', '--prefix', prefix, `./${info[0]!.filename}`], process.env, 300_000, dir);
   expect(install.code, install.err).toBe(0);
-  console.log(`npm install of the tarball: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  installed = join(project, 'node_modules', 'datanode-exporter');
-}, 180_000);
+  console.log(`npm install --prefix of the tarball: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  installed = join(prefix, 'node_modules', PKG.name);
+  bin = join(prefix, 'node_modules', '.bin', 'datanode-exporter');
+}, 300_000);
 
 afterAll(async () => {
   await sim?.close();
@@ -52,6 +59,28 @@ afterAll(async () => {
 });
 
 describe('npm package', () => {
+  it('publishable: its license and changelog inside, not private, nothing to build or run on install', () => {
+    for (const f of ['LICENSE', 'CHANGELOG.md', 'package.json']) expect(packed, f).toContain(f);
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { private?: boolean; scripts: Record<string, string> };
+    expect(pkg.private).toBeUndefined();
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[hook], hook).toBeUndefined();
+    // The exporter only, compiled: no simulator, demo or source maps.
+    expect(packed.filter((f) => f.startsWith('dist/') && !/^dist\/(exporter|shared)\/.*\.js(on)?$/.test(f))).toEqual([]);
+    // Production dependencies only.
+    for (const d of Object.keys(PKG.devDependencies)) expect(existsSync(join(installed, '..', d)), d).toBe(false);
+  });
+
+  it('the installed bin answers --version (the revision packed) and --help', async () => {
+    const version = await run(bin, ['--version']);
+    expect(version.code, version.err).toBe(0);
+    expect(version.out).toMatch(new RegExp(`^datanode-exporter, version ${PKG.version.replaceAll('.', '\\.')} \\(branch: \\S+, revision: ${HEAD}\\)\n`));
+    const help = await run(bin, ['--help']);
+    expect(help.code, help.err).toBe(0);
+    expect(help.out).toMatch(/^Usage: datanode-exporter /);
+    expect(help.out).toContain('--datanode.url <url>');
+  });
+
   it('holds the rules, their tests, the dashboards, the docs, the chart and what the README links to; no sources or tests', () => {
     const must = [
       'dist/exporter/cli.js',
@@ -81,7 +110,6 @@ describe('npm package', () => {
   });
 
   it('the installed bin serves the simulator: vega_up 1; its healthcheck passes; SIGTERM stops it with 0', async () => {
-    const bin = resolve(installed, '..', '.bin', 'datanode-exporter');
     const port = await freePort();
     const child = spawn(bin, ['--datanode.url', sim.url, '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

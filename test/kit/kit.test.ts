@@ -5,7 +5,7 @@
  * rules we promise (npm run test:image builds and runs it).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -317,11 +317,56 @@ describe('Dockerfile', () => {
     expect(final).not.toMatch(/^CMD .*--web\./m);
   });
 
+  it("OCI labels: the package's version and license, the revision from the REVISION build argument", () => {
+    const pkg = JSON.parse(read('package.json')) as { name: string; version: string; license: string };
+    const final = df.slice(df.lastIndexOf('\nFROM '));
+    const labels = Object.fromEntries([...final.matchAll(/org\.opencontainers\.image\.(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    expect(labels).toEqual({
+      title: pkg.name,
+      description: expect.any(String) as string,
+      version: pkg.version,
+      revision: '${REVISION}',
+      source: '${SOURCE}',
+      licenses: pkg.license,
+    });
+    expect(final).toMatch(/^ARG REVISION=unknown$/m);
+    // The build stage hands it to scripts/build-info.mjs, after npm ci so a new revision keeps that layer.
+    const build = df.slice(0, df.lastIndexOf('\nFROM '));
+    expect(build.indexOf('ARG REVISION=unknown')).toBeGreaterThan(build.indexOf('npm ci'));
+    expect(build).toMatch(/^RUN BUILD_REVISION="\$REVISION" npm run build /m);
+  });
+
   it('builds without a registry for the frontend, and the CA bundle is a build secret, never copied', () => {
     expect(df).not.toMatch(/^# syntax=/m);
     expect(df).toMatch(/^RUN --mount=type=secret,id=ca \\$/m);
     expect(df).not.toMatch(/^(COPY|ADD) .*(\.crt|\.pem|ca-certificates)/m);
     expect(df).not.toMatch(/^ENV NODE_EXTRA_CA_CERTS/m);
+  });
+});
+
+describe('the npm package (npm run test:image packs and installs it)', () => {
+  const pkg = JSON.parse(read('package.json')) as {
+    name: string;
+    private?: boolean;
+    license: string;
+    files: string[];
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+  it('publishable: not private, MIT with its LICENSE naming the project, the changelog shipped', () => {
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.license).toBe('MIT');
+    expect(read('LICENSE')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} datanode-exporter\n/);
+    expect(pkg.files).toContain('CHANGELOG.md');
+  });
+
+  it('dist/ is built when packed (prepack) and before npm start, not on install (no prepare)', () => {
+    expect(pkg.scripts.prepare).toBeUndefined();
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(pkg.scripts.prestart).toBe('npm run build');
+    // The exporter only: the simulator and the demo run from source (tsx).
+    const build = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
+    expect(build.include).toEqual(['src/exporter', 'src/shared']);
   });
 });
 
@@ -408,13 +453,17 @@ describe('the README', () => {
         'scripts/test-fresh.sh',
         "'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'",
       ],
-      [/^docker build -t \S+ \.$/, 'test/image/docker.image.test.ts', "['build', '--network', 'host', ...secret, '-t', TAG, '.']"],
+      [/^bash scripts\/image\/build-base\.sh$/, 'test/image/docker.image.test.ts', "['scripts/image/build-base.sh']"],
+      [/^DOCKER_BUILDKIT=1 docker build --build-arg REVISION=\$\(git rev-parse HEAD\) -t \S+ \.$/, 'test/image/docker.image.test.ts', 'readmeBuild[0]!'],
+      [/^npm pack$/, 'test/image/package.image.test.ts', "'pack'"],
+      [/^npm install --prefix \/opt\/datanode-exporter \.\/datanode-exporter-[\d.]+\.tgz$/, 'test/image/package.image.test.ts', "'--prefix'"],
+      [/^\/opt\/datanode-exporter\/node_modules\/\.bin\/datanode-exporter --version$/, 'test/image/package.image.test.ts', "'--version'"],
       [/^docker run --rm -p 19308:19308 --read-only \S+ --datanode\.url=\S+$/, 'test/image/docker.image.test.ts', "'--read-only'"],
       [/^helm install dne helm\/datanode-exporter /, 'test/kit/chart.test.ts', "the README's helm install"],
     ];
     // The systemd installation needs a machine with systemd as init, which CI is not; the unit file
     // itself is checked below.
-    const notRun = /^sudo (useradd|git clone|install|cp|systemctl) /;
+    const notRun = /^sudo (useradd|npm install --prefix|install|cp|systemctl) /;
     const commands = readmeCommands(readme);
     expect(commands.length).toBeGreaterThan(5);
     for (const c of commands) {
@@ -475,20 +524,24 @@ describe('the README', () => {
     }
   });
 
-  it('the systemd unit is valid (systemd-analyze verify) and starts the bin with flags the exporter takes', () => {
+  it('the systemd unit is valid (systemd-analyze verify) and starts the installed package bin with flags the exporter takes', () => {
     const unit = read('deploy/systemd/datanode-exporter.service');
     const exec = /^ExecStart=(\S+) (.*)$/m.exec(unit);
-    expect(exec?.[1]).toBe('/opt/datanode-exporter/dist/exporter/cli.js');
+    // Where `npm install --prefix /opt/datanode-exporter <tarball>` puts the package's bin.
     const pkg = JSON.parse(read('package.json')) as { bin: Record<string, string> };
-    expect(`/opt/datanode-exporter/${pkg.bin['datanode-exporter']!}`).toBe(exec![1]);
+    expect(Object.keys(pkg.bin)).toEqual(['datanode-exporter']);
+    expect(exec?.[1]).toBe('/opt/datanode-exporter/node_modules/.bin/datanode-exporter');
+    expect(readme).toContain('sudo npm install --prefix /opt/datanode-exporter ./datanode-exporter-');
     const cli = parseCli(exec![2]!.split(' '));
     expect(cli).toMatchObject({ configFile: '/etc/datanode-exporter/config.yaml', overrides: { listenAddress: ':19308' } });
     expect(readme).toContain('/etc/datanode-exporter/config.yaml');
-    // Verified against this checkout's bin, which systemd-analyze requires to exist.
+    // systemd-analyze requires ExecStart's program to exist: a stand-in at the same place under a temp prefix.
     const dir = mkdtempSync(join(tmpdir(), 'dne-unit-'));
     try {
+      mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules/.bin/datanode-exporter'), '#!/bin/sh\n', { mode: 0o755 });
       const file = join(dir, 'datanode-exporter.service');
-      writeFileSync(file, unit.replaceAll('/opt/datanode-exporter', process.cwd()));
+      writeFileSync(file, unit.replaceAll('/opt/datanode-exporter', dir));
       const r = tool('systemd-analyze', ['verify', file]);
       expect(r.out).toBe('');
       expect(r.status).toBe(0);
