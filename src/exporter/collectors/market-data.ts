@@ -11,7 +11,7 @@ import { marketGuardConfig } from '../config/fields.js';
 import { FieldError } from '../errors.js';
 import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../upstream/convert.js';
 import type { Sample } from '../exposition/labels.js';
-import { EnumLabels, oneHot, OTHER_ENUM_VALUE } from '../upstream/scale.js';
+import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { AUCTION_TRIGGER, MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
 import type { Directory, MarketFacts } from '../upstream/directory.js';
 import { defineCollector } from './define.js';
@@ -112,12 +112,12 @@ interface HorizonBounds {
  */
 export function boundsByHorizon(d: Json, path: string): Map<string, HorizonBounds> {
   const out = new Map<string, HorizonBounds>();
+  // A few horizons by name, then one `other` bucket (per row): a node cannot mint series per bound.
+  const horizons = new EnumLabels([], MAX_HORIZONS);
   arr(d.priceMonitoringBounds ?? [], `${path}.priceMonitoringBounds`).forEach((raw, i) => {
     const p = `${path}.priceMonitoringBounds[${i}]`;
     const b = obj(raw, p);
-    const sent = String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`));
-    // A few horizons by name, then one `other` bucket: a node cannot mint series per bound.
-    const horizon = out.has(sent) || out.size < MAX_HORIZONS ? sent : OTHER_ENUM_VALUE;
+    const horizon = horizons.label(String(i64(obj(b.trigger, `${p}.trigger`).horizon, `${p}.trigger.horizon`)));
     const min = amount(b.minValidPrice, `${p}.minValidPrice`);
     const max = amount(b.maxValidPrice, `${p}.maxValidPrice`);
     if (b.active !== undefined && typeof b.active !== 'boolean') throw new FieldError(`${p}.active`, 'a boolean', b.active);
@@ -169,8 +169,6 @@ export function selectRows(rows: readonly unknown[], allow: readonly string[], d
 export const LOOKUPS_PER_POLL = 10;
 
 export class MarketDataCollector implements Collector {
-  private readonly enums: Enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels(AUCTION_TRIGGER) };
-
   constructor(
     private readonly opts: MarketOptions,
     private readonly directory: Directory,
@@ -183,6 +181,8 @@ export class MarketDataCollector implements Collector {
     const over = rows.length > this.opts.maxMarkets;
     const samples: Sample[] = [{ metric: M.mdOverLimit, values: [ctx.target], value: over ? 1 : 0 }];
     if (this.opts.countsOnly || over) return { samples, skipped: skips.list };
+    // Unknown states, modes and triggers: a few by name, then `other`, bucketed afresh each poll.
+    const enums: Enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels(AUCTION_TRIGGER) };
     let lookups = 0;
     for (const { d, path, id } of rows) {
       let market = this.directory.markets.get(id);
@@ -191,7 +191,7 @@ export class MarketDataCollector implements Collector {
         market = await this.directory.market(ctx.client, id, ctx.signal);
       }
       const assetDecimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
-      samples.push(...(skips.row(() => marketDataRow(ctx.target, d, path, market && { market, assetDecimals }, this.enums)) ?? []));
+      samples.push(...(skips.row(() => marketDataRow(ctx.target, d, path, market && { market, assetDecimals }, enums)) ?? []));
     }
     return { samples, skipped: skips.list };
   }

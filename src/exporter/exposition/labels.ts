@@ -21,14 +21,30 @@ export function setLabelValueLimit(bytes: number): void {
   labelValueBytes = bytes;
 }
 
+/** How a capped value ends: `~` and 16 hex digits. */
+const HASH_DIGITS = 16;
+const SUFFIX_BYTES = HASH_DIGITS + 1;
+
+/** Whether `v` ends as a capped value does (`~` and 16 lower-case hex digits). */
+function looksCapped(v: string): boolean {
+  if (v.length < SUFFIX_BYTES || v.charCodeAt(v.length - SUFFIX_BYTES) !== 0x7e) return false;
+  for (let i = v.length - HASH_DIGITS; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
 /**
  * A label value within `max` UTF-8 bytes: a longer one is cut on a character boundary and suffixed
  * with `~` and 16 hex digits of its SHA-256, so two long values never share a series (and the
- * same long value always gives the same one).
+ * same long value always gives the same one). A value that already ends in that form is hashed the
+ * same way whatever its length: a value exported as sent never ends in it, so a node cannot send
+ * an id equal to another id's capped form and have the two share a series.
  */
 export function capLabel(v: string, max = labelValueBytes): string {
-  if (v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) return v;
-  const keep = max - 17;
+  if ((v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) && !looksCapped(v)) return v;
+  const keep = max - SUFFIX_BYTES;
   let cut = '';
   let bytes = 0;
   for (const ch of v) {
@@ -37,7 +53,7 @@ export function capLabel(v: string, max = labelValueBytes): string {
     cut += ch;
     bytes += b;
   }
-  return `${cut}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, 16)}`;
+  return `${cut}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, HASH_DIGITS)}`;
 }
 
 /** A series as prom-client reads it from a metric's get(). */
@@ -49,14 +65,19 @@ export interface SeriesValue {
 /**
  * Samples grouped by family, as prom-client values with capped label values. Samples in a row
  * usually share values (a market's id in its 45 series), so the last input and output per label
- * position are remembered: a long id is hashed once per market, not once per series.
+ * position are remembered: a long id is hashed once per market, not once per series. Capping is
+ * the one way two distinct samples could come to share a series (two long values whose hashes
+ * collide, which a node could search for): a sample with a capped value whose series is already
+ * there is left out, so no series is ever rendered twice.
  */
 export function toSeries(samples: readonly Sample[]): Map<MetricDef, SeriesValue[]> {
   const out = new Map<MetricDef, SeriesValue[]>();
   const last: (string | undefined)[] = [];
   const capped: string[] = [];
+  const cappedSeries = new Set<string>();
   for (const s of samples) {
     const labels: Record<string, string> = {};
+    let cut = false;
     s.metric.labels.forEach((name, i) => {
       const v = s.values[i] ?? '';
       if (last[i] !== v) {
@@ -64,7 +85,13 @@ export function toSeries(samples: readonly Sample[]): Map<MetricDef, SeriesValue
         capped[i] = capLabel(v);
       }
       labels[name] = capped[i]!;
+      if (capped[i] !== v) cut = true;
     });
+    if (cut) {
+      const key = JSON.stringify([s.metric.name, ...s.metric.labels.map((n) => labels[n])]);
+      if (cappedSeries.has(key)) continue;
+      cappedSeries.add(key);
+    }
     const list = out.get(s.metric);
     if (list) list.push({ labels, value: s.value });
     else out.set(s.metric, [{ labels, value: s.value }]);

@@ -42,6 +42,8 @@ export interface Response {
 
 /** A real node bans for 10 minutes: no answer of its should stop polling for longer. */
 export const DEFAULT_MAX_BACKOFF_MS = 10 * 60_000;
+/** A real node's ban, in seconds: how long an endpoint that answered 403 waits. */
+const DEFAULT_BAN_SECONDS = 600;
 
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
@@ -81,10 +83,26 @@ export class DatanodeClient {
     return this.pacer.blockedUntil > Date.now() ? this.pacer.blockedUntil : undefined;
   }
 
-  /** Back off for `seconds` as the node asked, but never longer than maxBackoffMs; a ban is never extended. */
+  /** The end of a back-off of `seconds`, never longer than maxBackoffMs from now. */
+  private backOffEnd(seconds: number): number {
+    return Date.now() + Math.min(seconds * 1000, this.opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
+  }
+
+  /** Back off the whole host for `seconds` as the node asked; a ban is never extended. */
   private backOff(seconds: number): void {
-    const ms = Math.min(seconds * 1000, this.opts.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS);
-    this.pacer.blockedUntil = Math.max(this.pacer.blockedUntil, Date.now() + ms);
+    this.pacer.blockedUntil = Math.max(this.pacer.blockedUntil, this.backOffEnd(seconds));
+  }
+
+  /**
+   * A 403 backs off what it refused. The node's ban (for continuing while rate limited) is per
+   * client address and says so with RateLimit-Retry-After (or Retry-After): the whole host waits.
+   * A 403 without one is about that endpoint (a proxy's rule, a path the node will not serve): only
+   * that endpoint waits, as long as a ban would; the node's other endpoints are polled as before.
+   */
+  private forbidden(err: UpstreamHttpError, endpoint: string): void {
+    if (err.retryAfterSeconds !== undefined) return this.backOff(err.retryAfterSeconds);
+    const blocked = this.pacer.endpointBlockedUntil;
+    blocked.set(endpoint, Math.max(blocked.get(endpoint) ?? 0, this.backOffEnd(DEFAULT_BAN_SECONDS)));
   }
 
   /** Build the request path; every key and value is percent-encoded (cursors contain + / =). */
@@ -100,7 +118,7 @@ export class DatanodeClient {
     const bound = bodyBound(endpoint, first ? Number(first[1]) : undefined, this.opts.maxResponseBytes);
     let attempt = 0;
     for (;;) {
-      const wait = this.pacer.blockedUntil - Date.now();
+      const wait = Math.max(this.pacer.blockedUntil, this.pacer.endpointBlockedUntil.get(endpoint) ?? 0) - Date.now();
       if (wait > 0) {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
         if (wait > 5_000)
@@ -114,7 +132,7 @@ export class DatanodeClient {
         if (signal.aborted) throw timeoutError(endpoint, signal.reason ?? err);
         if (err instanceof UpstreamHttpError) {
           if (err.status === 403) {
-            this.backOff(err.retryAfterSeconds ?? 600);
+            this.forbidden(err, endpoint);
             throw err;
           }
           if (err.status === 429) this.backOff(err.retryAfterSeconds ?? 1);

@@ -4,6 +4,7 @@
  */
 import { FieldError } from '../errors.js';
 import { isId } from '../../shared/ids.js';
+import { parseRfc3339Nano } from '../../shared/time.js';
 
 const U64 = /^\d{1,20}$/;
 const I64 = /^-?\d{1,19}$/;
@@ -121,29 +122,18 @@ export function unixNsSeconds(v: unknown, field: string): number | undefined {
   return ns === 0n ? undefined : nsToSeconds(ns);
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
-
 /**
- * An RFC3339 time with 0-9 fractional digits, as exact unix nanoseconds. "" and the proto zero
- * time ("0001-01-01T00:00:00Z") mean unset and give undefined.
+ * An RFC3339 time with 0-9 fractional digits, as exact unix nanoseconds (src/shared/time.ts, every
+ * field range-checked). "" and the proto zero time (year 1, "0001-01-01T00:00:00Z") mean unset and
+ * give undefined.
  */
 export function rfc3339Nanos(v: unknown, field: string): bigint | undefined {
   if (typeof v !== 'string') throw new FieldError(field, 'an RFC3339 time string', v);
   if (v === '') return undefined;
-  const m = RFC3339.exec(v);
-  if (!m) throw new FieldError(field, 'an RFC3339 time string', v);
-  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
-  if (Number(y) <= 1) return undefined; // year 1: Go's zero time, i.e. unset
-  const date = new Date(0);
-  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d)); // not Date.UTC: it maps years 0-99 to 1900-1999
-  date.setUTCHours(Number(h), Number(mi), Number(s));
-  let ms = date.getTime();
-  if (Number.isNaN(ms)) throw new FieldError(field, 'an RFC3339 time string', v);
-  if (zone && zone !== 'Z') {
-    const sign = zone[0] === '-' ? -1 : 1;
-    ms -= sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6))) * 60_000;
-  }
-  return BigInt(ms) * 1_000_000n + BigInt((frac ?? '').padEnd(9, '0'));
+  const ns = parseRfc3339Nano(v);
+  if (ns === undefined) throw new FieldError(field, 'an RFC3339 time string with every field in range', v);
+  if (v.startsWith('0000-') || v.startsWith('0001-')) return undefined; // year 1: Go's zero time, i.e. unset
+  return ns;
 }
 
 /** The same time as unix seconds (one rounding from the exact nanoseconds). */

@@ -58,8 +58,13 @@ export class TokenBucket {
  */
 export class HostPacer {
   readonly bucket: TokenBucket;
-  /** No request leaves before this time (ms): set by 429/403 answers, capped by the caller. */
+  /** No request leaves before this time (ms): set by 429 answers and bans, capped by the caller. */
   blockedUntil = 0;
+  /**
+   * No request to an endpoint (by its label) leaves before this time (ms): set by a 403 that does
+   * not say it is for the host. At most one entry per endpoint the exporter knows.
+   */
+  readonly endpointBlockedUntil = new Map<string, number>();
 
   constructor(rate: number, burst: number) {
     this.bucket = new TokenBucket(rate, burst);
@@ -90,6 +95,7 @@ export class PacerRegistry {
   reset(rate?: number, burst?: number): void {
     for (const p of this.pacers.values()) {
       p.blockedUntil = 0;
+      p.endpointBlockedUntil.clear();
       if (rate !== undefined && burst !== undefined) p.bucket.configure(rate, burst);
     }
   }

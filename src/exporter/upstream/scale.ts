@@ -7,7 +7,9 @@ export const OTHER_ENUM_VALUE = 'other';
 /**
  * Enum-valued label values: the known values, plus the first few unknown ones a poll sees (a
  * newer node's new state stays readable), then one `other` bucket, so a node that sends a new
- * string per row cannot create a series per row.
+ * string per row cannot create a series per row. The one mechanism for every label bucketed this
+ * way; an instance lives for one poll (or one row) and is never kept across polls, so the buckets
+ * follow what the node sends now and a value that once overflowed is named once room is back.
  */
 export class EnumLabels {
   private readonly unknown = new Set<string>();

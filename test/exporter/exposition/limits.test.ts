@@ -19,6 +19,31 @@ describe('label values are capped', () => {
     expect(capLabel(multi, 128)).toMatch(/^é+~[0-9a-f]{16}$/);
   });
 
+  it("a value in a capped value's form is hashed too: it never equals another value's capped form", () => {
+    const long = 'y'.repeat(300);
+    const form = capLabel(long, 128);
+    expect(form).toMatch(/^y{111}~[0-9a-f]{16}$/);
+    // A node sending that form as an id of its own: exported hashed, not as sent.
+    expect(capLabel(form, 128)).not.toBe(form);
+    expect(capLabel(form, 128)).toMatch(/^y{111}~[0-9a-f]{16}$/);
+    expect(capLabel('m~0123456789abcdef', 128)).toMatch(/^m~0123456789abcdef~[0-9a-f]{16}$/);
+    // Not that form: upper-case hex, 15 digits, no tilde.
+    for (const v of ['m~0123456789ABCDEF', 'm~0123456789abcde', 'm0123456789abcdef0']) expect(capLabel(v, 128)).toBe(v);
+  });
+
+  it('two samples that come to share a series through capping give one series', () => {
+    const id = 'i'.repeat(5000);
+    const series = toSeries([
+      { metric: M.marketState, values: ['net', id, 'STATE_ACTIVE'], value: 1 },
+      { metric: M.marketState, values: ['net', id, 'STATE_ACTIVE'], value: 0 },
+      { metric: M.marketState, values: ['net', id, 'STATE_CLOSED'], value: 0 },
+    ]).get(M.marketState)!;
+    expect(series.map((s) => [s.labels.state, s.value])).toEqual([
+      ['STATE_ACTIVE', 1],
+      ['STATE_CLOSED', 0],
+    ]);
+  });
+
   it('stored series carry capped values', () => {
     const [v] = toSeries([{ metric: M.marketInfo, values: ['net', 'i'.repeat(5000), 'c', 'n', 'future', 'a', 'q', 't'], value: 1 }]).get(M.marketInfo)!;
     expect(v!.labels.market_id).toMatch(/^i{111}~[0-9a-f]{16}$/);
