@@ -69,8 +69,8 @@ export const DASHBOARDS: Dashboard[] = [
         title: 'Failing collectors',
         type: 'stat',
         unit: 'short',
-        description: 'Collectors whose last poll failed (vega_collector_success == 0), all targets.',
-        exprs: [{ expr: `count(vega_collector_success{${T}} == 0) or vector(0)`, legend: 'failing', instant: true }],
+        description: 'Collectors whose last poll failed (datanode_exporter_collector_success == 0), all targets.',
+        exprs: [{ expr: `count(datanode_exporter_collector_success{${T}} == 0) or vector(0)`, legend: 'failing', instant: true }],
         w: 6,
         h: 5,
       },
@@ -89,7 +89,7 @@ export const DASHBOARDS: Dashboard[] = [
           { expr: `max by (target) (vega_datanode_lag_blocks{${T}})`, legend: 'data-node lag', instant: true },
           { expr: `max by (target) (vega_peers{${T}})`, legend: 'peers', instant: true },
           { expr: `max by (target) (vega_block_time_staleness_seconds{${T}})`, legend: 'staleness s', instant: true },
-          { expr: `min by (target) (vega_collector_success{${T}})`, legend: 'collectors ok', instant: true },
+          { expr: `min by (target) (datanode_exporter_collector_success{${T}})`, legend: 'collectors ok', instant: true },
           { expr: `max by (target, app_version) (vega_build_info{${T}})`, legend: 'version', instant: true },
           { expr: `max by (target, version) (vega_datanode_build_info{${T}})`, legend: 'data-node version', instant: true },
         ],
@@ -153,9 +153,13 @@ export const DASHBOARDS: Dashboard[] = [
         type: 'table',
         unit: 'short',
         description:
-          'Current epoch, its expected expiry and the stake on all validators in whole tokens, per network (vega_network_epoch, vega_network_epoch_timestamp_seconds, vega_network_stake).',
+          'Current epoch, its expected expiry and the stake on all validators in whole tokens, per network (vega_epoch joined to its network by vega_target_network_info, vega_network_epoch_timestamp_seconds, vega_network_stake).',
         exprs: [
-          { expr: `max by (network) (vega_network_epoch{job=~"$job", instance=~"$instance"})`, legend: 'epoch', instant: true },
+          {
+            expr: `max by (network) (vega_epoch{job=~"$job", instance=~"$instance"} * on (job, instance, target) group_left (network) vega_target_network_info{job=~"$job", instance=~"$instance"})`,
+            legend: 'epoch',
+            instant: true,
+          },
           {
             expr: `max by (network) (vega_network_epoch_timestamp_seconds{job=~"$job", instance=~"$instance", event="expiry"}) - time()`,
             legend: 'expires in s',
@@ -169,7 +173,7 @@ export const DASHBOARDS: Dashboard[] = [
         type: 'timeseries',
         unit: 'short',
         description: 'Per-collector success of the last poll (1 ok, 0 failed).',
-        exprs: [{ expr: `vega_collector_success{${T}}`, legend: '{{target}} {{collector}}' }],
+        exprs: [{ expr: `datanode_exporter_collector_success{${T}}`, legend: '{{target}} {{collector}}' }],
       },
     ],
   },
@@ -280,21 +284,26 @@ export const DASHBOARDS: Dashboard[] = [
         type: 'timeseries',
         unit: 'reqps',
         description: 'Requests the exporter sends to the node, by endpoint and HTTP status.',
-        exprs: [{ expr: `sum by (target, endpoint, status) (rate(vega_upstream_requests_total{${T}}[$__rate_interval]))`, legend: '{{endpoint}} {{status}}' }],
+        exprs: [
+          {
+            expr: `sum by (target, endpoint, status) (rate(datanode_exporter_upstream_requests_total{${T}}[$__rate_interval]))`,
+            legend: '{{endpoint}} {{status}}',
+          },
+        ],
       },
       {
         title: 'Poll duration',
         type: 'timeseries',
         unit: 's',
-        description: "Duration of each collector's last poll (vega_collector_duration_seconds).",
-        exprs: [{ expr: `vega_collector_duration_seconds{${T}}`, legend: '{{collector}}' }],
+        description: "Duration of each collector's last poll (datanode_exporter_collector_duration_seconds).",
+        exprs: [{ expr: `datanode_exporter_collector_duration_seconds{${T}}`, legend: '{{collector}}' }],
       },
       {
         title: 'Data age',
         type: 'timeseries',
         unit: 's',
         description: 'Seconds since each collector last succeeded.',
-        exprs: [{ expr: `time() - vega_collector_last_success_timestamp_seconds{${T}}`, legend: '{{collector}}' }],
+        exprs: [{ expr: `time() - datanode_exporter_collector_last_success_timestamp_seconds{${T}}`, legend: '{{collector}}' }],
       },
     ],
   },
@@ -335,8 +344,8 @@ export const DASHBOARDS: Dashboard[] = [
         unit: 'short',
         description: 'Success of the network-scoped key-rotation poll and whether its walk was truncated.',
         exprs: [
-          { expr: `vega_network_collector_success{${N}, collector="key_rotations"}`, legend: 'success' },
-          { expr: `vega_network_pagination_truncated{${N}, collector="key_rotations"}`, legend: 'truncated' },
+          { expr: `datanode_exporter_network_collector_success{${N}, collector="key_rotations"}`, legend: 'success' },
+          { expr: `datanode_exporter_network_pagination_truncated{${N}, collector="key_rotations"}`, legend: 'truncated' },
         ],
       },
     ],
@@ -375,7 +384,7 @@ export const DASHBOARDS: Dashboard[] = [
         type: 'stat',
         unit: 'short',
         description: 'Whether there are more markets than collectors.markets.max_markets (1: per-market series are not exported).',
-        exprs: [{ expr: `max(vega_markets_over_limit{${N}})`, legend: 'over limit', instant: true }],
+        exprs: [{ expr: `max(datanode_exporter_markets_over_limit{${N}})`, legend: 'over limit', instant: true }],
       },
       {
         title: 'Markets',
@@ -457,7 +466,7 @@ export const DASHBOARDS: Dashboard[] = [
         type: 'stat',
         unit: 'short',
         description: 'Whether there are more markets than collectors.market_data.max_markets (1: per-market series are not exported).',
-        exprs: [{ expr: `max(vega_market_data_over_limit{${N}})`, legend: 'over limit', instant: true }],
+        exprs: [{ expr: `max(datanode_exporter_market_data_over_limit{${N}})`, legend: 'over limit', instant: true }],
         w: 6,
         h: 5,
       },
@@ -541,7 +550,7 @@ export function renderDashboard(d: Dashboard): Record<string, unknown> {
   ];
   if (d.vars.includes('target')) templating.push(variable('target', 'label_values(vega_up{job=~"$job", instance=~"$instance"}, target)', 'Data node'));
   if (d.vars.includes('network'))
-    templating.push(variable('network', 'label_values(vega_target_network{job=~"$job", instance=~"$instance"}, network)', 'Network'));
+    templating.push(variable('network', 'label_values(vega_target_network_info{job=~"$job", instance=~"$instance"}, network)', 'Network'));
   let x = 0;
   let y = 0;
   let rowH = 0;
