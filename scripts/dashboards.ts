@@ -1,7 +1,7 @@
 /**
  * The Grafana dashboards, defined once here and written to grafana/*.json by
- * `npm run dashboards`. A test checks the JSON files are current; the end-to-end test runs every
- * panel's query against a real Prometheus.
+ * `npm run dashboards`. Tests check the JSON files are current and fit Grafana's schema
+ * (test/kit/dashboards.test.ts); the end-to-end test runs every panel's query against a real Prometheus.
  */
 /** A threshold step: from `value` up (the first step is the base, value null), values take `color`. */
 export interface Step {
