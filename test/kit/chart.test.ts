@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseDocument, stringify } from 'yaml';
+import { RUNBOOK_BASE_URL } from '../../scripts/runbook.js';
 
 const chart = 'helm/datanode-exporter';
 const read = (p: string): string => readFileSync(p, 'utf8');
@@ -255,9 +256,10 @@ function check(m: Rendered): void {
     const off = Object.values(v.prometheusRule.disabled ?? {}).filter(Boolean).length;
     expect(r.out).toContain(`SUCCESS: ${ruleCount - off} rules found`);
     expect(r.status).toBe(0);
-    const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '');
+    // The value's base, or the shipped rules' own (absolute) URLs when it is empty.
+    const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '') || RUNBOOK_BASE_URL;
     for (const rule of pr.spec!.groups!.flatMap((g) => g.rules).filter((r) => r.alert)) {
-      expect(rule.annotations?.runbook_url).toBe(`${base ? `${base}/` : ''}docs/runbook.md#${rule.alert!.toLowerCase()}`);
+      expect(rule.annotations?.runbook_url).toBe(`${base}/docs/runbook.md#${rule.alert!.toLowerCase()}`);
     }
   }
   for (const cm of m.of('ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboards'))) {

@@ -12,6 +12,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
+import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../../src/exporter/exposition/catalogue.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
@@ -52,14 +53,31 @@ describe('alert rules', () => {
     expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
   });
 
+  it('the rules and their tests carry the runbook URLs npm run kit:sync writes', () => {
+    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookBase(read(f)), f).toBe(read(f));
+    expect(RUNBOOK_BASE_URL).toMatch(/^https:\/\/[^/]+(\/[^/]+)*[^/]$/);
+  });
+
+  it('every join matches on job and instance too, so another job or replica watching the same node cannot answer for it', () => {
+    const joins = rules.flatMap((r) => [...r.expr.matchAll(/\b(on|ignoring)\s*\(([^)]*)\)/g)].map((m) => [r.alert, m[1], m[2]!.split(/,\s*/)] as const));
+    expect(joins.length).toBeGreaterThan(0);
+    for (const [alert, kind, labels] of joins) {
+      if (kind === 'on') expect(labels, alert).toEqual(expect.arrayContaining(['job', 'instance']));
+      else expect(labels, alert).not.toEqual(expect.arrayContaining(['job']));
+      if (kind === 'on') expect(labels.includes('target') || labels.includes('network'), alert).toBe(true);
+    }
+  });
+
   it.each(rules.map((r) => [r.alert, r] as const))(
     '%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for',
     (_a, r) => {
       expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
       expect(r.annotations.description).toBeTruthy();
-      const anchor = /^docs\/runbook\.md#([a-z]+)$/.exec(r.annotations.runbook_url ?? '')?.[1];
-      expect(anchor).toBe(r.alert.toLowerCase());
+      // Absolute, so that Alertmanager's notifications link it; from the one base (npm run kit:sync).
+      expect(new URL(r.annotations.runbook_url!).protocol).toMatch(/^https?:$/);
+      expect(r.annotations.runbook_url).toBe(runbookUrl(r.alert));
+      expect(r.annotations.runbook_url).toBe(`${RUNBOOK_BASE_URL}/docs/runbook.md#${r.alert.toLowerCase()}`);
       expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
       if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
       expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
@@ -259,6 +277,7 @@ describe('helm chart', () => {
       { ...values, serviceMonitor: { enabled: 'yes' } },
       { ...values, config: { targets: [{ name: 'bad name', url: 'x' }] } },
       { ...values, unknownKey: 1 },
+      { ...values, prometheusRule: { runbookBaseUrl: 'docs/' } },
     ])
       expect(validate(bad)).toBe(false);
   });
