@@ -38,7 +38,7 @@ const ACCEPT: Record<Format, string> = {
 };
 
 /** The Python client's families (name, type, sample count), or its error message. */
-export function pythonParse(body: string, format: Format): { families: string[] } | { error: string } {
+function pythonParse(body: string, format: Format): { families: string[] } | { error: string } {
   const r = spawnSync(PYTHON, ['-c', PARSE, format], { input: body, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.error) throw new Error(`${PYTHON} is required for this test (apt-get install python3-prometheus-client): ${r.error.message}`);
   if (r.status !== 0) return { error: r.stderr.trim().split('\n').at(-1) ?? `exit ${r.status}` };
@@ -122,9 +122,9 @@ describe('/metrics and /probe, every collector on, against the simulator', () =>
   it('every collector succeeded, so every family is in the bodies', async () => {
     const res = await get(`${e.url}/metrics`, {});
     for (const c of ['statistics', 'network_history', 'consistency', 'datanode_info', 'history_segments'])
-      expect(res.body, c).toContain(`collector_success{target="node1",collector="${c}"} 1`);
+      expect(res.body, c).toContain(`datanode_exporter_collector_success{target="node1",collector="${c}"} 1`);
     for (const c of ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders', 'market_data', 'network_data'])
-      expect(res.body, c).toMatch(new RegExp(`network_collector_success\\{network="[^"]+",collector="${c}"\\} 1`));
+      expect(res.body, c).toMatch(new RegExp(`^datanode_exporter_network_collector_success\\{network="[^"]+",collector="${c}"\\} 1$`, 'm'));
   });
 
   it.each(cases)('%s as %s, %s: the format asked for, read whole by the strict parsers', async (path, format, encoding) => {
