@@ -48,12 +48,12 @@ export function countSeries(body: string): number {
 /** A poll: when it started and finished, in ms since the epoch. */
 export type Window = [start: number, end: number];
 
-const POLL_LINE = /^vega_(network_)?collector_(duration_seconds|last_success_timestamp_seconds)(\{[^}\n]*\})? (\S+)/gm;
+const POLL_LINE = /^datanode_exporter_(network_)?collector_(duration_seconds|last_success_timestamp_seconds)(\{[^}\n]*\})? (\S+)/gm;
 
 /**
  * Each collector's last successful poll, as the exporter reports it in a body:
- * [finish − duration, finish] from vega_(network_)collector_last_success_timestamp_seconds and
- * vega_(network_)collector_duration_seconds with the same labels.
+ * [finish − duration, finish] from datanode_exporter_(network_)collector_last_success_timestamp_seconds and
+ * datanode_exporter_(network_)collector_duration_seconds with the same labels.
  */
 export function pollWindows(body: string): Window[] {
   const duration = new Map<string, number>();

@@ -108,7 +108,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
       v('blockDuration', M.blockDuration, undefined, 'nanoseconds, exported in seconds'),
       no('blockHash', 'unbounded'),
       v('blockHeight', [M.blockHeight, M.datanodeLag, M.fleetHeightLag]),
-      v('chainId', M.buildInfo, 'chain_id', 'also names the network of a target without one configured (vega_target_network)'),
+      v('chainId', M.buildInfo, 'chain_id', 'also names the network of a target without one configured (vega_target_network_info)'),
       v('chainVersion', M.buildInfo, 'chain_version'),
       v('currentTime', [M.currentTimestamp, M.blockStaleness], undefined, 'RFC3339, exported in seconds since epoch'),
       v('epochExpiryTime', M.epochExpiry),
@@ -275,7 +275,7 @@ export const COVERAGE: readonly ResourceCoverage[] = [
   },
   {
     resource: 'Common: page envelope',
-    source: 'every list (markets, positions, parties, signatures, rotations): vega_upstream_pages_total counts the pages',
+    source: 'every list (markets, positions, parties, signatures, rotations): datanode_exporter_upstream_pages_total counts the pages',
     fields: ['edges[].cursor', 'edges[].node', 'pageInfo.startCursor', 'pageInfo.endCursor', 'pageInfo.hasNextPage', 'pageInfo.hasPreviousPage'].map((f) =>
       no(f, 'pagination', f === 'edges[].node' ? 'the record: the resources above' : undefined),
     ),

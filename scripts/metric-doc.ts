@@ -18,10 +18,15 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '',
     '<!-- Generated from the collector registry (src/exporter/collectors/index.ts) and src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
-    'Every polled series carries `target`, the configured name of the data node. Values are cached between',
-    "polls and dropped once older than the collector's maximum age (three intervals by default), so Prometheus",
-    'marks them stale instead of seeing old values forever. Unset upstream values (`""`, `"0001-01-01T00:00:00Z"`,',
-    'a missing header) are absent series, never 0. Ids (market, party, order, asset, node, resource) are label',
+    'Labels by scope: series scoped to a target (the node-scoped collectors, the per-target fleet signals) carry',
+    '`target`, the configured name of the data node; series scoped to a network (the network-scoped collectors,',
+    "polled once per network from one of its healthy targets) carry `network`, the target's configured `network:`",
+    "or else the chain id it reports; the exporter's own series carry what their row lists. Join a per-target series",
+    'to its network with `* on (target) group_left (network) vega_target_network_info`.',
+    '',
+    "Values are cached between polls and dropped once older than the collector's maximum age (three intervals by",
+    'default), so Prometheus marks them stale instead of seeing old values forever. Unset upstream values (`""`,',
+    '`"0001-01-01T00:00:00Z"`, a missing header) are absent series, never 0. Ids (market, party, order, asset, node, resource) are label',
     'values as the node sends them, whatever their shape: a value longer than `limits.label_value_bytes` is cut',
     'and suffixed with a hash of the whole; only an empty id, or one with control characters, skips its row',
     '(`reason="bad_id"`).',
@@ -29,7 +34,10 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
   ];
   for (const section of [...collectors, ...OTHERS]) {
     if (section.metrics.length === 0) continue;
-    out.push(`## ${section.title}`, '', '| name | type | labels | unit | source | description |', '|---|---|---|---|---|---|');
+    out.push(`## ${section.title}`, '');
+    if ('scope' in section)
+      out.push(section.scope === 'network' ? 'Scoped to a network: every series carries `network`.' : 'Scoped to a target: every series carries `target`.', '');
+    out.push('| name | type | labels | unit | source | description |', '|---|---|---|---|---|---|');
     for (const m of section.metrics) {
       const desc = m.help.replace(/ Source: .*$/, '');
       out.push(`| \`${m.name}\` | ${m.type} | ${m.labels.map((l) => `\`${l}\``).join(', ')} | ${cell(m.unit || '-')} | ${cell(m.source)} | ${cell(desc)} |`);

@@ -5,7 +5,8 @@
 #   promtool, amtool (prometheus, prometheus-alertmanager): exposition checks, rules, routing;
 #   yamllint: the kit; openssl: test certificates; Go with the libraries of Helm's template
 #   engine (sources under /usr/share/gocode) to build tools/chart-render for the chart test;
-#   systemd-analyze (systemd) checks the shipped unit file.
+#   systemd-analyze (systemd) checks the shipped unit file; Debian's Python with the reference client
+#   (python3-prometheus-client) parses /metrics and /probe as a strict OpenMetrics parser does.
 # Usage: setup.sh [--image]   --image adds docker.io and debootstrap (npm run test:image, test:fresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ gocode=/usr/share/gocode/src
 [ -d $gocode/sigs.k8s.io/yaml ] || need+=(golang-k8s-sigs-yaml-dev)
 [ -d $gocode/github.com/gobwas/glob ] || need+=(golang-github-gobwas-glob-dev)
 command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1 || need+=(python3-prometheus-client)
 if [ "${1:-}" = --image ]; then
   command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)

@@ -8,7 +8,7 @@ import type { Config } from './config/schema.js';
 import { M, catalogueOf } from './exposition/catalogue.js';
 import { SeriesStore, type StoreKey } from './exposition/store.js';
 import { setLabelValueLimit } from './exposition/labels.js';
-import { Exposition } from './exposition/registry.js';
+import { Exposition, type Format } from './exposition/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { PacerRegistry } from './upstream/pace.js';
@@ -135,7 +135,7 @@ export class Exporter {
         metrics: (format) => this.exposition.body(format),
         status: () => this.status(),
         pending: () => this.pending(),
-        probe: (q, timeout) => this.probe(q, timeout),
+        probe: (q, timeout, format) => this.probe(q, timeout, format),
         reload: () => this.reload(),
         log: this.log,
         lifecycle: () => this.config.web.enable_lifecycle,
@@ -175,8 +175,8 @@ export class Exporter {
     this.log.info({ targets: this.targets.size, structural }, 'configuration reloaded');
   }
 
-  probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
-    return this.prober.probe(query, scrapeTimeoutSeconds);
+  probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format = 'text'): Promise<ProbeResult> {
+    return this.prober.probe(query, scrapeTimeoutSeconds, format);
   }
 
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */

@@ -50,13 +50,13 @@ describe('/proc parsing', () => {
 
 describe('bodies', () => {
   const body = [
-    "# HELP vega_collector_duration_seconds Duration of the collector's last poll.",
-    '# TYPE vega_collector_duration_seconds gauge',
-    'vega_collector_duration_seconds{target="a",collector="markets"} 0.5',
-    'vega_collector_duration_seconds{target="a",collector="statistics"} 0.01',
-    'vega_collector_last_success_timestamp_seconds{target="a",collector="markets"} 1000.75',
-    'vega_network_collector_duration_seconds{network="n",collector="key_rotations"} 2',
-    'vega_network_collector_last_success_timestamp_seconds{network="n",collector="key_rotations"} 1010',
+    "# HELP datanode_exporter_collector_duration_seconds Duration of the collector's last poll.",
+    '# TYPE datanode_exporter_collector_duration_seconds gauge',
+    'datanode_exporter_collector_duration_seconds{target="a",collector="markets"} 0.5',
+    'datanode_exporter_collector_duration_seconds{target="a",collector="statistics"} 0.01',
+    'datanode_exporter_collector_last_success_timestamp_seconds{target="a",collector="markets"} 1000.75',
+    'datanode_exporter_network_collector_duration_seconds{network="n",collector="key_rotations"} 2',
+    'datanode_exporter_network_collector_last_success_timestamp_seconds{network="n",collector="key_rotations"} 1010',
     'vega_block_height{target="a"} 18591101',
     '',
     '# EOF',

@@ -62,7 +62,7 @@ async function polled(node: HostileNode, path: string, n: number): Promise<void>
 }
 
 const success = (text: string, collector: string): string | undefined =>
-  new RegExp(`^vega_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
+  new RegExp(`^datanode_exporter_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 
 describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (item 1)', () => {
   it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
@@ -160,7 +160,7 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     // The walk stops past 10,000 markets: 21 pages of 500 a poll (before: all 100).
     expect(asked).toBeLessThanOrEqual(3 * 21);
     expect(success(text, 'markets')).toBe('1');
-    expect(text).toMatch(/^vega_markets_over_limit\{[^}]*\} 1$/m);
+    expect(text).toMatch(/^datanode_exporter_markets_over_limit\{[^}]*\} 1$/m);
     phase = 'forced';
     await polled(node, '/api/v2/markets', 2);
     w.stop();
@@ -239,7 +239,7 @@ describe.skipIf(process.platform !== 'linux')('the network scope at its series l
       if (Date.now() > end) throw new Error('rotations not polled in time');
       const text = await (await fetch(`${p.url}/metrics`)).text();
       series = (text.match(/^vega_key_rotation(?:s_total|_last_block_height)\{/gm) ?? []).length;
-      limited = /^vega_network_collector_series_limited\{[^}]*collector="key_rotations"\} (\d)$/m.exec(text)?.[1];
+      limited = /^datanode_exporter_network_collector_series_limited\{[^}]*collector="key_rotations"\} (\d)$/m.exec(text)?.[1];
       await new Promise((r) => setTimeout(r, 2_000));
     }
     w.stop();

@@ -160,6 +160,6 @@ describe.skipIf(process.platform !== 'linux')('memory comes back after an oversi
     );
     expect(after).toBeLessThan(100);
     expect(seconds).toBeLessThan(60);
-    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/vega_network_collector_success\{network="[^"]+",collector="markets"\} 1/);
+    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/datanode_exporter_network_collector_success\{network="[^"]+",collector="markets"\} 1/);
   }, 120_000);
 });

@@ -37,8 +37,8 @@ describe('rate-limit answers (item 4)', () => {
     const input = { targets: [{ name: 'n', url: node.url }], collectors: { ...STATS_ONLY, statistics: { interval: '1s' } } };
     const e = await exporter(node.url, input, 'silent', () => configSchema.parse(input));
     let m = await scrape(e.url);
-    await waitFor(async () => (m = await scrape(e.url)).has('vega_upstream_backoff_until_timestamp_seconds'), 5_000);
-    const until = m.value('vega_upstream_backoff_until_timestamp_seconds', { target: 'n' })!;
+    await waitFor(async () => (m = await scrape(e.url)).has('datanode_exporter_upstream_backoff_until_timestamp_seconds'), 5_000);
+    const until = m.value('datanode_exporter_upstream_backoff_until_timestamp_seconds', { target: 'n' })!;
     const now = Date.now() / 1000;
     expect(until).toBeGreaterThan(now + 590);
     expect(until).toBeLessThanOrEqual(now + 601); // the default cap: a real node's 10-minute ban
@@ -51,7 +51,7 @@ describe('rate-limit answers (item 4)', () => {
     // SIGHUP and POST /-/reload both land here: the back-off is lifted.
     await e.exporter.reload();
     await waitFor(async () => (await scrape(e.url)).value('vega_up', { target: 'n' }) === 1, 5_000);
-    expect((await scrape(e.url)).has('vega_upstream_backoff_until_timestamp_seconds')).toBe(false);
+    expect((await scrape(e.url)).has('datanode_exporter_upstream_backoff_until_timestamp_seconds')).toBe(false);
   });
 
   it('http.max_backoff is the cap', async () => {
@@ -59,7 +59,7 @@ describe('rate-limit answers (item 4)', () => {
     defer(node.close);
     const e = await exporter(node.url, { http: { max_backoff: '30s' }, collectors: STATS_ONLY }, 'silent');
     const m = await scrape(e.url);
-    expect(m.value('vega_upstream_backoff_until_timestamp_seconds', { target: 'node1' })!).toBeLessThanOrEqual(Date.now() / 1000 + 31);
+    expect(m.value('datanode_exporter_upstream_backoff_until_timestamp_seconds', { target: 'node1' })!).toBeLessThanOrEqual(Date.now() / 1000 + 31);
   });
 });
 
@@ -127,7 +127,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
     console.log(`item 5: 40 probes of distinct URLs sent ${sent} requests to the node in ${seconds.toFixed(1)} s`);
     // Burst 5, then 5/s: each URL with its own bucket sent all 40 at once.
     expect(sent).toBeLessThanOrEqual(5 + Math.ceil(5 * seconds) + 1);
-    expect(replies.filter((b) => new Scrape(b).value('vega_probe_success') === 1).length).toBeGreaterThanOrEqual(5);
+    expect(replies.filter((b) => new Scrape(b).value('datanode_exporter_probe_success') === 1).length).toBeGreaterThanOrEqual(5);
   });
 });
 
@@ -148,7 +148,7 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
     expect(byState.length).toBeLessThanOrEqual(11 + 8 + 1);
     expect(m.value('vega_markets', { state: 'other' })).toBe(3000 - 8);
     expect(m.all('vega_markets_by_trading_mode').length).toBeLessThanOrEqual(9 + 8 + 1);
-    expect(m.value('vega_markets_over_limit')).toBe(1);
+    expect(m.value('datanode_exporter_markets_over_limit')).toBe(1);
   });
 
   it('key rotations minting 3,000 node ids a poll stay under the network series limit, flagged, and vanish once the node heals', async () => {
@@ -184,7 +184,7 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
     for (let i = 0; i < 3; i++) await e.poll('key_rotations');
     let m = await scrape(e.url);
     expect(m.all('vega_key_rotations_total').length + m.all('vega_key_rotation_last_block_height').length).toBeLessThanOrEqual(1000);
-    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
     expect(e.logs.parsed().filter((l) => l.code === 'SERIES_LIMIT')).toHaveLength(1);
     healed = true;
     await e.poll('key_rotations');
@@ -195,7 +195,7 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
         .map((s) => s.labels.node_id)
         .sort(),
     ).toEqual([hex64(1, 'b'), hex64(2, 'b')]);
-    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
+    expect(m.value('datanode_exporter_network_collector_series_limited', { collector: 'key_rotations' })).toBe(0);
   });
 });
 
@@ -262,9 +262,9 @@ describe('series budgets per collector (issue 34, item 5)', () => {
     console.log(`item 5: rotations hold ${rotations} series, markets ${marketLines(m).length} (alone: ${alone.length})`);
     expect(rotations).toBeGreaterThan(SHARE - 10);
     expect(rotations).toBeLessThanOrEqual(SHARE);
-    expect(m.value('vega_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_series_limited', { collector: 'key_rotations' })).toBe(1);
     expect(marketLines(m)).toEqual(alone);
-    expect(m.value('vega_network_collector_series_limited', { collector: 'markets' })).toBe(0);
+    expect(m.value('datanode_exporter_network_collector_series_limited', { collector: 'markets' })).toBe(0);
   });
 });
 

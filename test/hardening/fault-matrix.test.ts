@@ -49,8 +49,8 @@ function promtoolClean(text: string): void {
 
 const success = (m: Scrape, c: string): number | undefined =>
   ['statistics', 'network_history', 'consistency'].includes(c)
-    ? m.value('vega_collector_success', { ...T, collector: c })
-    : m.value('vega_network_collector_success', { network: NET, collector: c });
+    ? m.value('datanode_exporter_collector_success', { ...T, collector: c })
+    : m.value('datanode_exporter_network_collector_success', { network: NET, collector: c });
 
 interface Row {
   fault: string;
@@ -164,7 +164,9 @@ export const ROWS: Row[] = [
     collector: 'markets',
     expect: 1,
     check: (m) => {
-      expect(m.value('vega_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' })).toBeGreaterThanOrEqual(1);
+      expect(
+        m.value('datanode_exporter_network_collector_rows_skipped_total', { network: NET, collector: 'markets', reason: 'bad_id' }),
+      ).toBeGreaterThanOrEqual(1);
       expect(m.all('vega_market_info').length).toBe(sim.net.markets.length - 1); // the others are exported
     },
   },
@@ -184,7 +186,7 @@ export const ROWS: Row[] = [
     setup: () => newRotations(3),
     collector: 'key_rotations',
     expect: 1,
-    check: (m) => expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1),
+    check: (m) => expect(m.value('datanode_exporter_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(1),
   },
   {
     fault: 'pagination: hasNextPage stuck true',
@@ -194,7 +196,7 @@ export const ROWS: Row[] = [
     expect: 1,
     check: (m) => {
       expect(m.all('vega_key_rotations_total').reduce((a, x) => a + x.value, 0)).toBe(sim.net.rotations.length);
-      expect(m.value('vega_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(0);
+      expect(m.value('datanode_exporter_network_pagination_truncated', { network: NET, collector: 'key_rotations' })).toBe(0);
     },
   },
   {
@@ -245,8 +247,8 @@ describe('fault matrix', () => {
     await ex.poll('network_history');
     expect(sim.requestCounts.get('networkhistory') ?? 0).toBe(before);
     const m = await scrape(ex.url);
-    expect(m.value('vega_collector_success', { ...T, collector: 'network_history' })).toBe(0);
-    expect(m.value('vega_collector_success', { ...T, collector: 'statistics' })).toBe(1);
+    expect(m.value('datanode_exporter_collector_success', { ...T, collector: 'network_history' })).toBe(0);
+    expect(m.value('datanode_exporter_collector_success', { ...T, collector: 'statistics' })).toBe(1);
   });
 });
 
@@ -270,7 +272,7 @@ describe('rate limits like a real node', () => {
     try {
       await new Promise((r) => setTimeout(r, 6_000));
       const m = await scrape(e.url);
-      const refused = m.all('vega_upstream_requests_total').filter((x) => x.labels.status === '403' || x.labels.status === '429');
+      const refused = m.all('datanode_exporter_upstream_requests_total').filter((x) => x.labels.status === '403' || x.labels.status === '429');
       expect(refused).toEqual([]);
       expect(m.value('vega_parties', { network: NET })).toBe(60_000);
     } finally {
@@ -299,9 +301,9 @@ describe('rate limits like a real node', () => {
     try {
       await new Promise((r) => setTimeout(r, 6_000));
       const m = await scrape(e.url);
-      expect(m.value('vega_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '403' })).toBeUndefined();
-      expect(m.value('vega_upstream_requests_total', { target: 'node1', endpoint: 'parties', status: '403' })).toBeUndefined();
-      expect(m.all('vega_upstream_requests_total').some((x) => x.labels.status === '429')).toBe(true); // it did hit the limit
+      expect(m.value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '403' })).toBeUndefined();
+      expect(m.value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint: 'parties', status: '403' })).toBeUndefined();
+      expect(m.all('datanode_exporter_upstream_requests_total').some((x) => x.labels.status === '429')).toBe(true); // it did hit the limit
     } finally {
       await e.stop();
       await s.close();

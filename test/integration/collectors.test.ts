@@ -88,28 +88,28 @@ describe('markets', () => {
     const s = await sim({ seed: 50, markets: 14 });
     const e = await exporter(s.url, { markets: { enabled: true } });
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
     for (const st of MARKET_STATE) expect(m.value('vega_markets', { ...T, state: st })).toBe(s.net.markets.filter((x) => x.state === st).length);
     for (const md of TRADING_MODE)
       expect(m.value('vega_markets_by_trading_mode', { ...T, trading_mode: md })).toBe(s.net.markets.filter((x) => x.tradingMode === md).length);
     expect(m.value('vega_markets', { ...T, state: 'STATE_SETTLED' })).toBe(0);
-    expect(m.value('vega_markets_over_limit', T)).toBe(0);
+    expect(m.value('datanode_exporter_markets_over_limit', T)).toBe(0);
   });
 
   it('datanode profile: falls back to /api/v2/markets when /markets answers 404, and remembers it', async () => {
     const s = await sim({ seed: 51, markets: 7, profile: 'datanode' });
     const e = await exporter(s.url, { markets: { enabled: true } });
     let m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1);
-    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1);
+    expect(m.value('datanode_exporter_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(1);
     await e.poll('markets');
     m = await scrape(e.url);
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1); // not asked again
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
-    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(2);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBe(1); // not asked again
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
+    expect(m.value('datanode_exporter_network_upstream_pages_total', { ...T, collector: 'markets' })).toBe(2);
   });
 
   it('spec profile (the default): GET /markets answers, so the exporter never pages /api/v2/markets', async () => {
@@ -117,18 +117,18 @@ describe('markets', () => {
     const e = await exporter(s.url, { markets: { enabled: true } });
     await e.poll('markets');
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     for (const r of s.net.markets) checkMarket(m, r);
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBeUndefined();
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
-    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'markets' }) ?? 0).toBe(0);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '404' })).toBeUndefined();
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'markets', status: '200' })).toBe(2);
+    expect(m.value('datanode_exporter_network_upstream_pages_total', { ...T, collector: 'markets' }) ?? 0).toBe(0);
   });
 
   it('1,000 markets: the guard stops per-market series and says so; the counts stay', async () => {
     const s = await sim({ seed: 52, markets: 1000, positions: 0 });
     const e = await exporter(s.url, { markets: { enabled: true } });
     const m = await scrape(e.url);
-    expect(m.value('vega_markets_over_limit', T)).toBe(1);
+    expect(m.value('datanode_exporter_markets_over_limit', T)).toBe(1);
     expect(m.has('vega_market_info')).toBe(false);
     expect(m.has('vega_market_state')).toBe(false);
     expect(m.all('vega_markets').reduce((a, x) => a + x.value, 0)).toBe(1000);
@@ -167,7 +167,7 @@ describe('markets', () => {
     const s = await sim({ seed: 55, markets: 3, faults: { endpoints: { markets: { unknownEnums: true } } } });
     const e = await exporter(s.url, { markets: { enabled: true } });
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'markets' })).toBe(1);
     expect(m.value('vega_markets', { ...T, state: '99' })).toBe(3);
     expect(m.value('vega_market_state', { ...T, market_id: s.net.markets[0]!.id, state: '99' })).toBe(1);
   });
@@ -180,7 +180,7 @@ describe('positions', () => {
     const e = await exporter(s.url, { markets: { enabled: true }, positions: { party_ids: parties } });
     await e.poll('positions'); // after markets, for the directory (it also looks markets up itself)
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'positions' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'positions' })).toBe(1);
     const expected = s.net.positions.filter((p) => parties.includes(p.partyId));
     expect(expected.length).toBeGreaterThan(2);
     expect(m.all('vega_position_open_volume')).toHaveLength(expected.length);
@@ -229,11 +229,11 @@ describe('parties, node signatures, orders', () => {
     const unknown = 'ab'.repeat(32);
     const e = await exporter(s.url, { parties: { enabled: true, party_ids: [known, unknown] } });
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'parties' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'parties' })).toBe(1);
     expect(m.value('vega_parties', T)).toBe(12_345);
     expect(m.value('vega_party_exists', { ...T, party_id: known })).toBe(1);
     expect(m.value('vega_party_exists', { ...T, party_id: unknown })).toBe(0);
-    expect(m.value('vega_network_upstream_pages_total', { ...T, collector: 'parties' })).toBe(3);
+    expect(m.value('datanode_exporter_network_upstream_pages_total', { ...T, collector: 'parties' })).toBe(3);
   });
 
   it('node signatures: per listed resource, by kind; an id with none is 0', async () => {
@@ -263,7 +263,7 @@ describe('parties, node signatures, orders', () => {
     const ids = [...s.net.orders.map((o) => o.id).filter((id) => id !== amended.id), `${amended.id}@1`, unknown];
     const e = await exporter(s.url, { orders: { ids } });
     const m = await scrape(e.url);
-    expect(m.value('vega_network_collector_success', { ...T, collector: 'orders' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: 'orders' })).toBe(1);
     expect(m.value('vega_order_found', { ...T, order_id: unknown })).toBe(0);
     for (const o of s.net.orders) {
       const pinned = o.id === amended.id;
@@ -299,8 +299,8 @@ describe('ids of other shapes than 64 hex (the specification types ids as plain 
     const s = await sim({ seed: 63, parties: 10, positions: 20 });
     const e = await exporter(s.url, config);
     const m = await scrape(e.url);
-    for (const c of LISTED) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
-    expect(m.all('vega_upstream_requests_total').filter((x) => x.labels.status === '400')).toEqual([]);
+    for (const c of LISTED) expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: c }), c).toBe(1);
+    expect(m.all('datanode_exporter_upstream_requests_total').filter((x) => x.labels.status === '400')).toEqual([]);
     // one "not found" per listed id (the 200-character one under its capped label)
     expect(m.all('vega_order_found').map((x) => x.value)).toEqual(SHAPES.map(() => 0));
     expect(m.all('vega_party_exists').map((x) => x.value)).toEqual(SHAPES.map(() => 0));
@@ -315,9 +315,9 @@ describe('ids of other shapes than 64 hex (the specification types ids as plain 
     const s = await sim({ seed: 63, parties: 10, positions: 20, profile: 'datanode' });
     const e = await exporter(s.url, config);
     const m = await scrape(e.url);
-    for (const c of ['orders', 'positions']) expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(0);
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'orders', status: '400' })).toBeGreaterThan(0);
-    expect(m.value('vega_upstream_requests_total', { ...NODE, endpoint: 'positions', status: '400' })).toBeGreaterThan(0);
+    for (const c of ['orders', 'positions']) expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: c }), c).toBe(0);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'orders', status: '400' })).toBeGreaterThan(0);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...NODE, endpoint: 'positions', status: '400' })).toBeGreaterThan(0);
   });
 });
 
@@ -335,9 +335,10 @@ describe('all collectors at once', () => {
     cleanup.push(() => e.stop());
     await e.poll();
     const m = await scrape(e.url);
-    for (const c of ['statistics', 'network_history', 'consistency']) expect(m.value('vega_collector_success', { ...NODE, collector: c }), c).toBe(1);
+    for (const c of ['statistics', 'network_history', 'consistency'])
+      expect(m.value('datanode_exporter_collector_success', { ...NODE, collector: c }), c).toBe(1);
     for (const c of ['key_rotations', 'markets', 'positions', 'parties', 'node_signatures', 'orders'])
-      expect(m.value('vega_network_collector_success', { ...T, collector: c }), c).toBe(1);
+      expect(m.value('datanode_exporter_network_collector_success', { ...T, collector: c }), c).toBe(1);
     promtoolClean(m.text);
   });
 });

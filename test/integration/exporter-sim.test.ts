@@ -60,7 +60,7 @@ describe('exported values match what the simulator served', () => {
       ['vega_events_per_second', 'eventsPerSecond'],
       ['vega_statistics_markets', 'totalMarkets'],
       ['vega_epoch', 'epochSeq'],
-      ['vega_chain_orders_created_total', 'totalCreateOrder'],
+      ['vega_chain_orders_submitted_total', 'totalCreateOrder'],
       ['vega_chain_orders_amended_total', 'totalAmendOrder'],
       ['vega_chain_orders_cancelled_total', 'totalCancelOrder'],
       ['vega_chain_orders_total', 'totalOrders'],
@@ -112,14 +112,14 @@ describe('exported values match what the simulator served', () => {
       expect(m.value('vega_key_rotation_last_block_height', { ...net, node_id: node })).toBe(h);
     }
     for (const c of ['statistics', 'network_history']) {
-      expect(m.value('vega_collector_success', { ...t, collector: c })).toBe(1);
-      expect(m.value('vega_collector_last_success_timestamp_seconds', { ...t, collector: c })).toBeGreaterThan(Date.now() / 1000 - 10);
+      expect(m.value('datanode_exporter_collector_success', { ...t, collector: c })).toBe(1);
+      expect(m.value('datanode_exporter_collector_last_success_timestamp_seconds', { ...t, collector: c })).toBeGreaterThan(Date.now() / 1000 - 10);
     }
-    expect(m.value('vega_network_collector_success', { ...net, collector: 'key_rotations' })).toBe(1);
-    expect(m.value('vega_network_collector_source', { ...net, collector: 'key_rotations', target: 'node1' })).toBe(1);
-    expect(m.value('vega_upstream_requests_total', { ...t, endpoint: 'statistics', status: '200' })).toBeGreaterThanOrEqual(1);
-    expect(m.value('vega_network_pagination_truncated', { ...net, collector: 'key_rotations' })).toBe(0);
-    expect(m.value('vega_target_network', { ...t, network: st.chainId })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_success', { ...net, collector: 'key_rotations' })).toBe(1);
+    expect(m.value('datanode_exporter_network_collector_source_info', { ...net, collector: 'key_rotations', target: 'node1' })).toBe(1);
+    expect(m.value('datanode_exporter_upstream_requests_total', { ...t, endpoint: 'statistics', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(m.value('datanode_exporter_network_pagination_truncated', { ...net, collector: 'key_rotations' })).toBe(0);
+    expect(m.value('vega_target_network_info', { ...t, network: st.chainId })).toBe(1);
     expect(promtool(m.text).status).toBe(0);
   });
 
@@ -135,7 +135,7 @@ describe('exported values match what the simulator served', () => {
     await e.poll('statistics');
     const m = await scrape(e.url);
     const t = { target: 'node1' };
-    expect(m.value('vega_collector_success', { ...t, collector: 'statistics' })).toBe(1);
+    expect(m.value('datanode_exporter_collector_success', { ...t, collector: 'statistics' })).toBe(1);
     expect(m.value('vega_genesis_timestamp_seconds', t)).toBeUndefined();
     expect(m.value('vega_epoch_expiry_timestamp_seconds', t)).toBeUndefined();
     expect(m.value('vega_chain_status', { ...t, status: '99' })).toBe(1);
@@ -153,7 +153,7 @@ describe('exported values match what the simulator served', () => {
     let m = await scrape(e.url);
     expect(m.value('vega_network_history_up', { target: 'node1' })).toBe(0);
     expect(m.value('vega_network_history_connected_peers', { target: 'node1' })).toBe(0);
-    expect(m.value('vega_collector_success', { target: 'node1', collector: 'network_history' })).toBe(1);
+    expect(m.value('datanode_exporter_collector_success', { target: 'node1', collector: 'network_history' })).toBe(1);
     s.clearFaults();
     await e.poll('network_history');
     m = await scrape(e.url);
@@ -173,10 +173,10 @@ describe('failure and recovery', () => {
       await e.poll('statistics');
       const m = await scrape(e.url);
       const t = { target: 'node1' };
-      expect(m.value('vega_collector_success', { ...t, collector: 'statistics' }), JSON.stringify(fault)).toBe(0);
+      expect(m.value('datanode_exporter_collector_success', { ...t, collector: 'statistics' }), JSON.stringify(fault)).toBe(0);
       expect(m.value('vega_up', t)).toBe(0);
-      expect(m.value('vega_collector_success', { ...t, collector: 'network_history' })).toBe(1);
-      expect(m.value('vega_network_collector_success', { network: 'vega-mainnet-0011', collector: 'key_rotations' })).toBe(1);
+      expect(m.value('datanode_exporter_collector_success', { ...t, collector: 'network_history' })).toBe(1);
+      expect(m.value('datanode_exporter_network_collector_success', { network: 'vega-mainnet-0011', collector: 'key_rotations' })).toBe(1);
       expect(m.value('vega_block_height', t)).toBeGreaterThan(0); // last good values, within max age
       expect(promtool(m.text).status).toBe(0);
       s.clearFaults();
@@ -188,7 +188,9 @@ describe('failure and recovery', () => {
     expect(lines.filter((l) => l.msg === 'collector recovered')).toHaveLength(4);
     const codes = lines.filter((l) => l.msg === 'collector failing').map((l) => l.code);
     expect(codes).toEqual(['UPSTREAM_BAD_JSON', 'UPSTREAM_BAD_FIELD', 'UPSTREAM_CONNECT', 'UPSTREAM_HTTP']);
-    expect((await scrape(e.url)).value('vega_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '503' })).toBeGreaterThanOrEqual(2);
+    expect(
+      (await scrape(e.url)).value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '503' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('simulator stopped: success 0 within an interval, series gone after the max age, recovery without a restart', async () => {
@@ -201,8 +203,8 @@ describe('failure and recovery', () => {
     const stoppedAt = Date.now();
     const net = { network: 'vega-mainnet-0011' };
     const allSuccess = (m: Scrape, v: number): boolean =>
-      ['statistics', 'network_history'].every((c) => m.value('vega_collector_success', { ...t, collector: c }) === v) &&
-      m.value('vega_network_collector_success', { ...net, collector: 'key_rotations' }) === v;
+      ['statistics', 'network_history'].every((c) => m.value('datanode_exporter_collector_success', { ...t, collector: c }) === v) &&
+      m.value('datanode_exporter_network_collector_success', { ...net, collector: 'key_rotations' }) === v;
     await waitFor(async () => allSuccess(await scrape(e.url), 0), 5_000);
     expect(Date.now() - stoppedAt).toBeLessThan(2_500); // within one 1 s interval plus the poll's own time
     const failing = await scrape(e.url);
@@ -216,7 +218,7 @@ describe('failure and recovery', () => {
     // Gone after the 3 s maximum age, not before it.
     expect(Date.now() - stoppedAt).toBeGreaterThan(1_500);
     const stale = await scrape(e.url);
-    expect(stale.value('vega_collector_success', { ...t, collector: 'statistics' })).toBe(0); // the failure itself stays visible
+    expect(stale.value('datanode_exporter_collector_success', { ...t, collector: 'statistics' })).toBe(0); // the failure itself stays visible
     expect(promtool(stale.text).status).toBe(0);
 
     const s2 = await sim({ seed: 25, port });

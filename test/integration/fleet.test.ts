@@ -68,28 +68,28 @@ describe('a five-node fleet', () => {
     for (const t of Object.keys(nodes)) {
       expect(ok(m, 'vega_fleet_chain_id_mismatch', t), t).toBe(0);
       expect(ok(m, 'vega_fleet_version_mismatch', t), t).toBe(0);
-      expect(m.value('vega_target_network', { target: t, network: NET })).toBe(1);
+      expect(m.value('vega_target_network_info', { target: t, network: NET })).toBe(1);
     }
     expect(m.value('vega_network_healthy_targets', { network: NET })).toBe(5);
 
     // Network-scoped series keep flowing when the node answering them fails.
-    const source = m.all('vega_network_collector_source', { network: NET, collector: 'markets' })[0]!.labels.target!;
+    const source = m.all('datanode_exporter_network_collector_source_info', { network: NET, collector: 'markets' })[0]!.labels.target!;
     expect(['halted', 'lagging', 'stripped', 'different', 'healthy']).toContain(source);
     nodes[source as keyof typeof nodes].patchFaults({ endpoints: { '*': { error: 503 } } });
     await waitFor(async () => {
       const x = await scrape(e.url);
-      const now = x.all('vega_network_collector_source', { network: NET, collector: 'markets' })[0]?.labels.target;
+      const now = x.all('datanode_exporter_network_collector_source_info', { network: NET, collector: 'markets' })[0]?.labels.target;
       return (
         now !== undefined &&
         now !== source &&
-        x.value('vega_network_collector_success', { network: NET, collector: 'markets' }) === 1 &&
+        x.value('datanode_exporter_network_collector_success', { network: NET, collector: 'markets' }) === 1 &&
         x.value('vega_up', { target: source }) === 0
       );
     }, 10_000);
     const after = await scrape(e.url);
     expect(after.value('vega_up', { target: source })).toBe(0);
     expect(after.all('vega_market_info', { network: NET }).length).toBeGreaterThan(0);
-    expect(after.value('vega_network_collector_success', { network: NET, collector: 'key_rotations' })).toBe(1);
+    expect(after.value('datanode_exporter_network_collector_success', { network: NET, collector: 'key_rotations' })).toBe(1);
   });
 });
 
@@ -135,8 +135,8 @@ describe('probes', () => {
     expect(m.value('vega_block_height', { target: 'a' })).toBe(a.net.height);
     expect(m.all('vega_block_height', { target: 'b' })).toHaveLength(0);
     expect(m.has('vega_network_history_connected_peers')).toBe(false); // not asked for
-    expect(m.value('vega_probe_success', { target: 'a' })).toBe(1);
-    expect(m.value('vega_probe_duration_seconds', { target: 'a' })).toBeGreaterThan(0);
+    expect(m.value('datanode_exporter_probe_success', { target: 'a' })).toBe(1);
+    expect(m.value('datanode_exporter_probe_duration_seconds', { target: 'a' })).toBeGreaterThan(0);
   });
 
   it('stays within the scrape deadline when the node is slow, and says it failed', async () => {
@@ -150,7 +150,7 @@ describe('probes', () => {
     const r = await fetch(`${e.url}/probe?target=node1&collectors=statistics`, { headers: { 'X-Prometheus-Scrape-Timeout-Seconds': '1.5' } });
     expect(Date.now() - t0).toBeLessThan(1_500);
     const m = new Scrape(await r.text());
-    expect(m.value('vega_probe_success', { target: 'node1' })).toBe(0);
+    expect(m.value('datanode_exporter_probe_success', { target: 'node1' })).toBe(0);
   });
 
   it('an allowed URL can be probed; it stays out of /metrics', async () => {
@@ -160,7 +160,7 @@ describe('probes', () => {
     const r = await fetch(`${e.url}/probe?target=${encodeURIComponent(other.url)}&collectors=statistics`);
     expect(r.status).toBe(200);
     const m = new Scrape(await r.text());
-    expect(m.value('vega_probe_success')).toBe(1);
+    expect(m.value('datanode_exporter_probe_success')).toBe(1);
     expect(m.all('vega_block_height')[0]!.value).toBe(other.net.height);
     expect((await scrape(e.url)).all('vega_block_height')).toHaveLength(1);
   });
@@ -185,7 +185,7 @@ describe('targets come and go without a restart', () => {
     }, 8_000);
     m = await scrape(e.url);
     expect(m.all('vega_block_height', { target: 'b' })).toHaveLength(0);
-    expect(m.all('vega_collector_success', { target: 'b' })).toHaveLength(0);
+    expect(m.all('datanode_exporter_collector_success', { target: 'b' })).toHaveLength(0);
     expect(m.value('vega_up', { target: 'a' })).toBe(1);
     // a was never restarted: it kept polling on its schedule (every second; the change above can
     // land inside one interval on a busy machine), and was never removed or re-added.

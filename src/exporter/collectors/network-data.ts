@@ -66,8 +66,8 @@ export function epochSamples(network: string, body: unknown, skips = new RowSkip
   const raw = obj(body, 'body').epoch;
   if (raw === null || raw === undefined) return [];
   const e = obj(raw, 'epoch');
+  // epoch.seq is not exported: vega_epoch{target} carries it (GET /statistics epochSeq) per node.
   const out: Sample[] = [];
-  skips.row(() => out.push({ metric: M.ndEpoch, values: [network], value: Number(u64(e.seq, 'epoch.seq')) }));
   if (e.timestamps === null || e.timestamps === undefined) return out;
   const ts = obj(e.timestamps, 'epoch.timestamps');
   for (const [event, k] of [

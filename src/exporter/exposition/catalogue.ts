@@ -122,7 +122,7 @@ export const M = {
   eventsPerSecond: statistics('vega_events_per_second', T, 'events per second')
     .source(`${STATS} statistics.eventsPerSecond`)
     .help("Events per second over the last block's duration."),
-  ordersCreated: statistics('vega_chain_orders_created_total', T, 'orders')
+  ordersCreated: statistics('vega_chain_orders_submitted_total', T, 'orders')
     .source(`${STATS} statistics.totalCreateOrder`)
     .help('Orders created since the core started (resets when core restarts).'),
   ordersAmended: statistics('vega_chain_orders_amended_total', T, 'orders')
@@ -183,7 +183,7 @@ export const M = {
   marketsByMode: markets('vega_markets_by_trading_mode', [...N, 'trading_mode'], 'markets')
     .source(`${MK} tradingMode`)
     .help('Markets by trading mode; 0 for known modes that have none.'),
-  marketsOverLimit: markets('vega_markets_over_limit', N, '')
+  marketsOverLimit: markets('datanode_exporter_markets_over_limit', N, '')
     .source(`${MK} (count versus collectors.markets.max_markets)`)
     .help('Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
   marketInfo: markets('vega_market_info', [...N, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '')
@@ -363,7 +363,7 @@ export const M = {
   mdTimestamp: marketData('vega_market_data_timestamp_seconds', [...N, 'market_id'], 'seconds since epoch')
     .source(`${MD} timestamp (unix ns)`)
     .help('When the node computed this market data.'),
-  mdOverLimit: marketData('vega_market_data_over_limit', N, '')
+  mdOverLimit: marketData('datanode_exporter_market_data_over_limit', N, '')
     .source(`${MD} (rows after collectors.market_data.allow)`)
     .help('Whether more markets than collectors.market_data.max_markets were listed (1): per-market series are then not exported.'),
 
@@ -380,7 +380,6 @@ export const M = {
   ndStaked: networkData('vega_network_stake', N, 'tokens')
     .source(`${ND} nodeData.stakedTotal / 10^18`)
     .help("Stake on all validators in whole governance tokens (the network's own token has 18 decimals). Exact up to float64 rounding."),
-  ndEpoch: networkData('vega_network_epoch', N, 'epoch').source('GET /api/v2/epoch epoch.seq').help('Current epoch of the network.'),
   ndEpochTimestamp: networkData('vega_network_epoch_timestamp_seconds', [...N, 'event'], 'seconds since epoch')
     .source('GET /api/v2/epoch epoch.timestamps.startTime, expiryTime, endTime (unix ns; "0" is absent)')
     .help('Start, expected expiry and (once over) end of the current epoch.'),
@@ -439,9 +438,11 @@ export const M = {
     .help('Order times that are set: created, updated, expires.'),
 
   // ---- fleet signals (computed across targets) ----------------------------------------------------
-  targetNetwork: fleet('vega_target_network', [...T, 'network'], '')
+  targetNetwork: fleet('vega_target_network_info', [...T, 'network'], '')
     .source("the exporter (chain id from GET /statistics, or the target's configured network)")
-    .help('Which network a target belongs to; value always 1.'),
+    .help(
+      'Which network a target belongs to; value always 1. Join a per-target series to its network with `* on (target) group_left (network) vega_target_network_info`.',
+    ),
   networkHealthyTargets: fleet('vega_network_healthy_targets', N, 'targets')
     .source('the exporter (targets whose last statistics poll succeeded)')
     .help('Healthy targets per network.'),
@@ -469,22 +470,22 @@ export const M = {
     .help("Whether the target's view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable."),
 
   // ---- the exporter itself -----------------------------------------------------------------------
-  collectorSuccess: exporter('vega_collector_success', [...T, 'collector'], '')
+  collectorSuccess: exporter('datanode_exporter_collector_success', [...T, 'collector'], '')
     .source('the exporter')
     .help("Whether the collector's last poll succeeded (1) or failed (0)."),
-  collectorDuration: exporter('vega_collector_duration_seconds', [...T, 'collector'], 'seconds')
+  collectorDuration: exporter('datanode_exporter_collector_duration_seconds', [...T, 'collector'], 'seconds')
     .source('the exporter')
     .help("Duration of the collector's last poll."),
-  collectorLastSuccess: exporter('vega_collector_last_success_timestamp_seconds', [...T, 'collector'], 'seconds since epoch')
+  collectorLastSuccess: exporter('datanode_exporter_collector_last_success_timestamp_seconds', [...T, 'collector'], 'seconds since epoch')
     .source('the exporter')
     .help("When the collector's last successful poll finished."),
-  netCollectorSuccess: exporter('vega_network_collector_success', [...N, 'collector'], '')
+  netCollectorSuccess: exporter('datanode_exporter_network_collector_success', [...N, 'collector'], '')
     .source('the exporter')
     .help("Whether the network-scoped collector's last poll succeeded on some target (1) or on none (0)."),
-  collectorSeriesLimited: exporter('vega_collector_series_limited', [...T, 'collector'], '')
+  collectorSeriesLimited: exporter('datanode_exporter_collector_series_limited', [...T, 'collector'], '')
     .source('the exporter (limits.series_per_target)')
     .help("Whether the collector's last poll was cut at its share of the target's series limit (1): its further series are not exported."),
-  netCollectorSeriesLimited: exporter('vega_network_collector_series_limited', [...N, 'collector'], '')
+  netCollectorSeriesLimited: exporter('datanode_exporter_network_collector_series_limited', [...N, 'collector'], '')
     .source('the exporter (limits.series_per_network)')
     .help("Whether the network-scoped collector's last poll was cut at its share of the network's series limit (1): its further series are not exported."),
   metricsTruncated: exporter('datanode_exporter_metrics_truncated', [], '')
@@ -496,45 +497,45 @@ export const M = {
   configReloadSuccessTimestamp: exporter('datanode_exporter_config_last_reload_success_timestamp_seconds', [], 'seconds since epoch')
     .source('the exporter (start, SIGHUP, POST /-/reload)')
     .help('When the running configuration was loaded.'),
-  netCollectorDuration: exporter('vega_network_collector_duration_seconds', [...N, 'collector'], 'seconds')
+  netCollectorDuration: exporter('datanode_exporter_network_collector_duration_seconds', [...N, 'collector'], 'seconds')
     .source('the exporter')
     .help("Duration of the network-scoped collector's last poll, fail-overs included."),
-  netCollectorLastSuccess: exporter('vega_network_collector_last_success_timestamp_seconds', [...N, 'collector'], 'seconds since epoch')
+  netCollectorLastSuccess: exporter('datanode_exporter_network_collector_last_success_timestamp_seconds', [...N, 'collector'], 'seconds since epoch')
     .source('the exporter')
     .help("When the network-scoped collector's last successful poll finished."),
-  networkSource: exporter('vega_network_collector_source', [...N, 'collector', 'target'], '')
+  networkSource: exporter('datanode_exporter_network_collector_source_info', [...N, 'collector', 'target'], '')
     .source('the exporter')
     .help("The target that answered the network-scoped collector's last successful poll; value always 1."),
-  netUpstreamPages: exporter('vega_network_upstream_pages_total', [...N, 'collector'], 'pages')
+  netUpstreamPages: exporter('datanode_exporter_network_upstream_pages_total', [...N, 'collector'], 'pages')
     .source('the exporter')
     .help('Pages of paginated lists fetched by network-scoped collectors.'),
-  netPaginationTruncated: exporter('vega_network_pagination_truncated', [...N, 'collector'], '')
+  netPaginationTruncated: exporter('datanode_exporter_network_pagination_truncated', [...N, 'collector'], '')
     .source('the exporter')
     .help('Whether the last walk of a network-scoped list stopped early: 1 means the series are incomplete.'),
-  rowsSkipped: exporter('vega_collector_rows_skipped_total', [...T, 'collector', 'reason'], 'rows')
+  rowsSkipped: exporter('datanode_exporter_collector_rows_skipped_total', [...T, 'collector', 'reason'], 'rows')
     .source('the exporter')
     .help(
       'Rows of node-scoped answers left out because a field was malformed (reason bad_field) or an id did not fit its published format (reason bad_id); the other rows are still exported. Each bad field is logged once per collector.',
     ),
-  netRowsSkipped: exporter('vega_network_collector_rows_skipped_total', [...N, 'collector', 'reason'], 'rows')
+  netRowsSkipped: exporter('datanode_exporter_network_collector_rows_skipped_total', [...N, 'collector', 'reason'], 'rows')
     .source('the exporter')
     .help(
       'Rows of network-scoped answers (markets, positions, orders, parties, rotations, signatures) left out because a field was malformed (reason bad_field) or an id did not fit its published format (reason bad_id); the other rows are still exported. Each bad field is logged once per collector.',
     ),
-  probeSuccess: exporter('vega_probe_success', T, '').source('the exporter (/probe)').help('Whether every collector the probe ran succeeded.'),
-  probeDuration: exporter('vega_probe_duration_seconds', T, 'seconds').source('the exporter (/probe)').help('How long the probe took.'),
-  upstreamRequests: exporter('vega_upstream_requests_total', [...T, 'endpoint', 'status'], 'requests')
+  probeSuccess: exporter('datanode_exporter_probe_success', T, '').source('the exporter (/probe)').help('Whether every collector the probe ran succeeded.'),
+  probeDuration: exporter('datanode_exporter_probe_duration_seconds', T, 'seconds').source('the exporter (/probe)').help('How long the probe took.'),
+  upstreamRequests: exporter('datanode_exporter_upstream_requests_total', [...T, 'endpoint', 'status'], 'requests')
     .source('the exporter')
     .help(
       'Requests to the data node by endpoint and HTTP status: the statuses the exporter handles apart (200, 400, 403, 404, 429, 500-504) by code, the others by class (2xx to 5xx); "error" when no status came back.',
     ),
-  upstreamBackoffUntil: exporter('vega_upstream_backoff_until_timestamp_seconds', T, 'seconds since epoch')
+  upstreamBackoffUntil: exporter('datanode_exporter_upstream_backoff_until_timestamp_seconds', T, 'seconds since epoch')
     .source('the exporter (RateLimit-Reset, Retry-After, RateLimit-Retry-After, capped by http.max_backoff)')
     .help('While the node has asked the exporter to back off: when the back-off ends. Absent otherwise; a reload lifts it.'),
-  upstreamPages: exporter('vega_upstream_pages_total', [...T, 'collector'], 'pages')
+  upstreamPages: exporter('datanode_exporter_upstream_pages_total', [...T, 'collector'], 'pages')
     .source('the exporter')
     .help('Pages of paginated lists fetched.'),
-  paginationTruncated: exporter('vega_pagination_truncated', [...T, 'collector'], '')
+  paginationTruncated: exporter('datanode_exporter_pagination_truncated', [...T, 'collector'], '')
     .source('the exporter')
     .help('Whether the last walk of a paginated list stopped early (page cap or cursor loop): 1 means the series are incomplete.'),
 } as const satisfies Record<string, MetricDef>;

@@ -273,7 +273,7 @@ export class CollectorRunner {
   /**
    * Like Prometheus's sample_limit, per collector: its series up to its share of the scope's limit
    * (and never past what the scope has left), the cut flagged by
-   * vega_(network_)collector_series_limited and logged once.
+   * datanode_exporter_(network_)collector_series_limited and logged once.
    */
   private bounded(samples: Sample[]): Sample[] {
     const { seriesLimit, seriesShare } = this.settings;

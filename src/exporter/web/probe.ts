@@ -5,7 +5,7 @@
 import type { Config } from '../config/schema.js';
 import { M, type MetricDef } from '../exposition/catalogue.js';
 import { toSeries } from '../exposition/labels.js';
-import { CONTENT_TYPES, FamilyRegistry, storeSource } from '../exposition/registry.js';
+import { CONTENT_TYPES, FamilyRegistry, storeSource, type Format } from '../exposition/registry.js';
 import { SeriesStore } from '../exposition/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
@@ -98,14 +98,15 @@ export class Prober {
     return entry;
   }
 
-  async probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
+  /** The probe's answer: the series in `format` (negotiated as for /metrics), or a one-line text refusal. */
+  async probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format = 'text'): Promise<ProbeResult> {
     let out: ProbeResult;
     if (this.active >= this.config.probe.max_concurrent) {
       out = { status: 503, contentType: TEXT, headers: { 'retry-after': '1' }, body: 'too many probes in progress; try again\n' };
     } else {
       this.active += 1;
       try {
-        out = await this.answer(query, scrapeTimeoutSeconds);
+        out = await this.answer(query, scrapeTimeoutSeconds, format);
       } finally {
         this.active -= 1;
       }
@@ -116,7 +117,7 @@ export class Prober {
     return out;
   }
 
-  private async answer(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined): Promise<ProbeResult> {
+  private async answer(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format): Promise<ProbeResult> {
     const started = performance.now();
     const target = query.get('target') ?? '';
     const found = this.resolve(target);
@@ -181,8 +182,8 @@ export class Prober {
       { metric: M.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
     ]);
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
-    const body = await new FamilyRegistry('text', this.catalogue, source).render();
-    return { status: 200, contentType: CONTENT_TYPES.text, body };
+    const body = await new FamilyRegistry(format, this.catalogue, source).render();
+    return { status: 200, contentType: CONTENT_TYPES[format], body };
   }
 
   /** One line per distinct failure (collector and code) of URL targets per window, however many URLs fail. */

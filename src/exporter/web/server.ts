@@ -1,11 +1,14 @@
 /**
  * The HTTP face: one express app for every route. /metrics sends the body the registry rendered
- * last (exposition/registry.ts), in the format the client asks for, gzipped when it accepts gzip.
+ * last (exposition/registry.ts), /probe the one it renders for its target; both in the format the
+ * client asks for, gzipped when it accepts gzip.
  */
 import express from 'express';
 import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import { formatFor, type Body, type Format } from '../exposition/registry.js';
 import type { Logger } from '../logger.js';
 import type { RunnerStatus } from '../schedule/runner.js';
@@ -21,6 +24,7 @@ export interface ServerDeps {
   probe: (
     query: URLSearchParams,
     scrapeTimeoutSeconds: number | undefined,
+    format: Format,
   ) => Promise<{ status: number; body: string; contentType: string; headers?: Record<string, string> }>;
   reload: () => Promise<void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
@@ -31,6 +35,16 @@ export interface ServerDeps {
   telemetryPath?: string | undefined;
   /** For the landing page: the build, and the targets this exporter polls. */
   about?: (() => { build: BuildInfo; targets: { name: string; url: string }[] }) | undefined;
+}
+
+const gzip = promisify(gzipCallback);
+
+/** A metrics body as /metrics and /probe send it: gzipped when the client accepts gzip, never cached. */
+async function sendMetrics(req: express.Request, res: express.Response, contentType: string, plain: Buffer, gzipped: () => Promise<Buffer>): Promise<void> {
+  const zip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+  res.set({ 'content-type': contentType, 'cache-control': 'no-store', vary: 'Accept, Accept-Encoding' });
+  if (zip) res.set('content-encoding', 'gzip');
+  res.send(zip ? await gzipped() : plain);
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -53,10 +67,7 @@ export function createApp(deps: ServerDeps): express.Express {
   const telemetryPath = deps.telemetryPath ?? '/metrics';
   app.get(telemetryPath, async (req, res) => {
     const body = await deps.metrics(formatFor(req.get('accept')));
-    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-    res.set({ 'content-type': body.contentType, 'cache-control': 'no-store', vary: 'Accept, Accept-Encoding' });
-    if (gzip) res.set('content-encoding', 'gzip');
-    res.send(gzip ? body.gzip : body.plain);
+    await sendMetrics(req, res, body.contentType, body.plain, () => Promise.resolve(body.gzip));
   });
 
   app.get('/healthz', (_req, res) => {
@@ -75,11 +86,15 @@ export function createApp(deps: ServerDeps): express.Express {
     const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
-    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined);
-    res
-      .status(out.status)
-      .set({ ...out.headers, 'content-type': out.contentType })
-      .send(out.body);
+    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatFor(req.get('accept')));
+    // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
+    if (out.status !== 200)
+      return void res
+        .status(out.status)
+        .set({ ...out.headers, 'content-type': out.contentType })
+        .send(out.body);
+    const plain = Buffer.from(out.body, 'utf8');
+    await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
   });
 
   app.post('/-/reload', async (_req, res) => {

@@ -46,7 +46,7 @@ function statistics(): void {
   e.int('vega_trades_per_second', t, s.tradesPerSecond);
   e.int('vega_chain_orders_per_second', t, s.ordersPerSecond);
   e.int('vega_events_per_second', t, s.eventsPerSecond);
-  e.int('vega_chain_orders_created_total', t, s.totalCreateOrder);
+  e.int('vega_chain_orders_submitted_total', t, s.totalCreateOrder);
   e.int('vega_chain_orders_amended_total', t, s.totalAmendOrder);
   e.int('vega_chain_orders_cancelled_total', t, s.totalCancelOrder);
   e.int('vega_chain_orders_total', t, s.totalOrders); // 2^64-1 → 18446744073709551616
@@ -87,11 +87,11 @@ function statistics(): void {
   e.forbiddenStrings.push(s.blockHash);
   // fleet signals and self-metrics with a single configured target (no configured network)
   const fleet: [string, Labels, string][] = [
-    ['vega_target_network', { ...t, network: s.chainId }, '1'],
+    ['vega_target_network_info', { ...t, network: s.chainId }, '1'],
     ['vega_network_healthy_targets', { network: s.chainId }, '1'],
     ['vega_fleet_block_height_lag_blocks', { ...t, network: s.chainId }, '0'],
     ['vega_fleet_version_mismatch', { ...t, network: s.chainId }, '0'],
-    ['vega_collector_success', { ...t, collector: 'statistics' }, '1'],
+    ['datanode_exporter_collector_success', { ...t, collector: 'statistics' }, '1'],
   ];
   for (const [name, labels, value] of fleet) {
     e.ambiguous.push({

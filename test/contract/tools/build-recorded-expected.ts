@@ -36,7 +36,7 @@ function marketData(): void {
   const d = load('recorded/market-data-latest.json').marketData;
   const e = new Expect();
   const l = { ...n, market_id: d.market };
-  e.int('vega_market_data_over_limit', n, 0);
+  e.int('datanode_exporter_market_data_over_limit', n, 0);
   e.stateSet('vega_market_data_trading_mode', l, 'trading_mode', ENUMS.MarketTradingMode, d.marketTradingMode);
   e.stateSet('vega_market_data_state', l, 'state', ENUMS.MarketState, d.marketState);
   e.add('vega_market_data_timestamp_seconds', l, nsToSeconds(d.timestamp));

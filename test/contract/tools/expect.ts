@@ -80,7 +80,7 @@ export function marketSamples(e: Expect, nodes: any[], network: string): void {
   for (const s of ENUMS.MarketState) e.int('vega_markets', { ...n, state: s }, st.get(s) ?? 0);
   const tm = countBy('tradingMode');
   for (const s of ENUMS.MarketTradingMode) e.int('vega_markets_by_trading_mode', { ...n, trading_mode: s }, tm.get(s) ?? 0);
-  e.int('vega_markets_over_limit', n, 0);
+  e.int('datanode_exporter_markets_over_limit', n, 0);
 
   for (const m of nodes) {
     const l = { ...n, market_id: m.id };

@@ -252,7 +252,7 @@ describe('ids of any non-empty shape, on every collector that reads ids', () => 
     // Only what can never be an id is a bad id; a number is a bad field. Nothing else was skipped.
     // (One row each, on each of the two polls: the node sends the whole list every time.)
     const skipped = m
-      .all('vega_network_collector_rows_skipped_total')
+      .all('datanode_exporter_network_collector_rows_skipped_total')
       .filter((s) => s.value > 0)
       .map((s) => [s.labels.collector, s.labels.reason, s.value]);
     expect(skipped.sort()).toEqual([
@@ -260,7 +260,7 @@ describe('ids of any non-empty shape, on every collector that reads ids', () => 
       ['key_rotations', 'bad_id', 2],
     ]);
     for (const c of ['markets', 'market_data', 'positions', 'orders', 'parties', 'node_signatures', 'key_rotations'])
-      expect(m.value('vega_network_collector_success', { ...N, collector: c }), c).toBe(1);
+      expect(m.value('datanode_exporter_network_collector_success', { ...N, collector: c }), c).toBe(1);
 
     // In URLs the ids are one encoded path segment each ("+/=" and quotes escaped, ".." not a dot segment).
     expect(seen.paths).toContain('/api/v2/order/Qk%2B%2Fx9Z%3Dab%3D%3D');

@@ -66,9 +66,9 @@ describe('market_data', () => {
     const dir = new Directory();
     dir.setMarkets([{ id: hex(2), decimalPlaces: 0, positionDecimalPlaces: 0, settlementAsset: '', code: 'BTC/USD' }]);
     const over = await new MarketDataCollector({ maxMarkets: 1, allow: [], countsOnly: false }, dir).collect(ctx([row(1), row(2)], []));
-    expect(over.samples.map((s) => [s.metric.name, s.value])).toEqual([['vega_market_data_over_limit', 1]]);
+    expect(over.samples.map((s) => [s.metric.name, s.value])).toEqual([['datanode_exporter_market_data_over_limit', 1]]);
     const counts = await new MarketDataCollector({ maxMarkets: 10, allow: [], countsOnly: true }, dir).collect(ctx([row(1)], []));
-    expect(counts.samples.map((s) => [s.metric.name, s.value])).toEqual([['vega_market_data_over_limit', 0]]);
+    expect(counts.samples.map((s) => [s.metric.name, s.value])).toEqual([['datanode_exporter_market_data_over_limit', 0]]);
     const allowed = await new MarketDataCollector({ maxMarkets: 10, allow: ['BTC/USD'], countsOnly: false }, dir).collect(ctx([row(1), row(2)], []));
     expect(new Set(allowed.samples.filter((s) => s.values.length > 1).map((s) => s.values[1]))).toEqual(new Set([hex(2)]));
   });

@@ -81,7 +81,7 @@ describe('a collector registered in one place', () => {
     expect(text).toMatch(new RegExp(`^vega_throwaway_block_height\\{target="n1",greeting="hi \\\\"there\\\\""\\} (\\d+)$`, 'm'));
     const value = Number(/^vega_throwaway_block_height\{[^}]*\} (\d+)$/m.exec(text)![1]);
     expect(Math.abs(value - height)).toBeLessThanOrEqual(5);
-    expect(text).toContain('vega_collector_success{target="n1",collector="throwaway"} 1\n');
+    expect(text).toContain('datanode_exporter_collector_success{target="n1",collector="throwaway"} 1\n');
   });
 
   it('is documented', () => {

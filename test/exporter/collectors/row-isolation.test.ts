@@ -111,9 +111,9 @@ describe('row isolation', () => {
     await runner.runOnce();
     await runner.runOnce();
     const text = await renderStore(store);
-    expect(text).toContain('vega_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_field"} 3');
-    expect(text).toContain('vega_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_id"} 3');
-    expect(text).toContain('vega_network_collector_success{network="net",collector="positions"} 1');
+    expect(text).toContain('datanode_exporter_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_field"} 3');
+    expect(text).toContain('datanode_exporter_network_collector_rows_skipped_total{network="net",collector="positions",reason="bad_id"} 3');
+    expect(text).toContain('datanode_exporter_network_collector_success{network="net",collector="positions"} 1');
     expect(lines.filter((l) => l.includes('rows with a bad field')).length).toBe(2);
   });
 });

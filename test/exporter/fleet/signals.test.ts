@@ -68,7 +68,7 @@ describe('fleet logic', () => {
     expect(get(s, 'vega_fleet_chain_id_mismatch', 'f')).toBe(1);
     expect(get(s, 'vega_fleet_chain_id_mismatch', 'a')).toBe(0);
     expect(s.find((x) => x.metric.name === 'vega_network_healthy_targets' && x.values[0] === 'c1')?.value).toBe(4);
-    expect(s.find((x) => x.metric.name === 'vega_target_network' && x.values[0] === 'e')?.values[1]).toBe('c1');
+    expect(s.find((x) => x.metric.name === 'vega_target_network_info' && x.values[0] === 'e')?.values[1]).toBe('c1');
   });
 
   it('data-node version disagreement: from the info facts, healthy nodes only, apart from the core version', () => {

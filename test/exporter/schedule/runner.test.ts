@@ -161,7 +161,7 @@ describe('CollectorRunner.runOnce', () => {
     expect(signal.reason).toBeInstanceOf(ExporterError);
     expect((signal.reason as ExporterError).code).toBe('POLL_TIMEOUT');
     expect(h.runner.state).toMatchObject({ runs: 1, success: false, lastErrorCode: 'POLL_TIMEOUT' });
-    expect(h.scrape().value('vega_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(0);
+    expect(h.scrape().value('datanode_exporter_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(0);
     expect(vi.getTimerCount()).toBe(0); // the deadline timer is released
   });
 
@@ -184,12 +184,12 @@ describe('network scope', () => {
     expect(h.calls.map((c) => c.target)).toEqual(['dnA', 'dnB']);
     expect(h.runner.state).toMatchObject({ success: true, answeredBy: 'dnB' });
     const s = h.scrape();
-    expect(s.all('vega_network_collector_source')).toEqual([
-      { name: 'vega_network_collector_source', labels: { network: 'main', collector: 'markets', target: 'dnB' }, value: 1 },
+    expect(s.all('datanode_exporter_network_collector_source_info')).toEqual([
+      { name: 'datanode_exporter_network_collector_source_info', labels: { network: 'main', collector: 'markets', target: 'dnB' }, value: 1 },
     ]);
-    expect(s.value('vega_network_collector_success', { network: 'main', collector: 'markets' })).toBe(1);
+    expect(s.value('datanode_exporter_network_collector_success', { network: 'main', collector: 'markets' })).toBe(1);
     expect(s.value('vega_peers', { target: 'main' })).toBe(5); // the collector was asked for the network's series
-    expect(s.has('vega_collector_success')).toBe(false);
+    expect(s.has('datanode_exporter_collector_success')).toBe(false);
   });
 
   it('when every candidate fails the last error counts; with no candidate, UPSTREAM_CONNECT', async () => {
@@ -197,7 +197,7 @@ describe('network scope', () => {
     h.collect = (ctx, target) => fail(target === 'dnA' ? 'UPSTREAM_HTTP' : 'UPSTREAM_BAD_JSON')(ctx, target);
     await h.runner.runOnce();
     expect(h.runner.state).toMatchObject({ success: false, lastErrorCode: 'UPSTREAM_BAD_JSON', answeredBy: undefined });
-    expect(h.scrape().has('vega_network_collector_source')).toBe(false);
+    expect(h.scrape().has('datanode_exporter_network_collector_source_info')).toBe(false);
 
     const none = harness({ identity: NET, scope: 'empty', targets: [] });
     await none.runner.runOnce();
@@ -259,21 +259,21 @@ describe('series', () => {
     await h.runner.runOnce();
     let s = h.scrape();
     const l = { target: 'dn1', collector: 'statistics' };
-    expect(s.value('vega_collector_success', l)).toBe(1);
-    expect(s.value('vega_collector_duration_seconds', l)).toBe(h.runner.state.durationS);
+    expect(s.value('datanode_exporter_collector_success', l)).toBe(1);
+    expect(s.value('datanode_exporter_collector_duration_seconds', l)).toBe(h.runner.state.durationS);
     expect(h.runner.state.durationS).toBeGreaterThanOrEqual(0);
-    expect(s.value('vega_collector_last_success_timestamp_seconds', l)).toBe(Date.UTC(2026, 10, 1, 12, 0, 0) / 1000);
+    expect(s.value('datanode_exporter_collector_last_success_timestamp_seconds', l)).toBe(Date.UTC(2026, 10, 1, 12, 0, 0) / 1000);
     expect(s.value('vega_up', { target: 'dn1' })).toBe(1);
     expect(s.value('vega_peers', { target: 'dn1' })).toBe(7);
-    expect(s.has('vega_upstream_pages_total')).toBe(false); // not paginated, no pages reported
+    expect(s.has('datanode_exporter_upstream_pages_total')).toBe(false); // not paginated, no pages reported
 
     vi.setSystemTime(Date.UTC(2026, 10, 1, 12, 0, 1));
     h.collect = fail();
     await h.runner.runOnce();
     s = h.scrape();
-    expect(s.value('vega_collector_success', l)).toBe(0);
+    expect(s.value('datanode_exporter_collector_success', l)).toBe(0);
     expect(s.value('vega_up', { target: 'dn1' })).toBe(0);
-    expect(s.value('vega_collector_last_success_timestamp_seconds', l)).toBe(Date.UTC(2026, 10, 1, 12, 0, 0) / 1000);
+    expect(s.value('datanode_exporter_collector_last_success_timestamp_seconds', l)).toBe(Date.UTC(2026, 10, 1, 12, 0, 0) / 1000);
   });
 
   it('the up gauge takes the value the collector decides', async () => {
@@ -281,7 +281,7 @@ describe('series', () => {
     h.collect = ok(1, { up: 0 });
     await h.runner.runOnce();
     expect(h.scrape().value('vega_up', { target: 'dn1' })).toBe(0);
-    expect(h.scrape().value('vega_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(1);
+    expect(h.scrape().value('datanode_exporter_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(1);
   });
 
   it('paginated collectors: pages counted across polls, truncation flag follows the last walk', async () => {
@@ -289,17 +289,17 @@ describe('series', () => {
     const l = { target: 'dn1', collector: 'key_rotations' };
     h.collect = fail();
     await h.runner.runOnce();
-    expect(h.scrape().value('vega_upstream_pages_total', l)).toBe(0); // exported from the first poll
-    expect(h.scrape().value('vega_pagination_truncated', l)).toBe(0);
+    expect(h.scrape().value('datanode_exporter_upstream_pages_total', l)).toBe(0); // exported from the first poll
+    expect(h.scrape().value('datanode_exporter_pagination_truncated', l)).toBe(0);
     h.collect = ok(1, { pages: 5, truncated: 'page_cap' });
     await h.runner.runOnce();
-    expect(h.scrape().value('vega_upstream_pages_total', l)).toBe(5);
-    expect(h.scrape().value('vega_pagination_truncated', l)).toBe(1);
+    expect(h.scrape().value('datanode_exporter_upstream_pages_total', l)).toBe(5);
+    expect(h.scrape().value('datanode_exporter_pagination_truncated', l)).toBe(1);
     expect(h.logs.parsed().filter((x) => x.msg === 'list walk truncated; series are incomplete')).toEqual([expect.objectContaining({ reason: 'page_cap' })]);
     h.collect = ok(1, { pages: 2 });
     await h.runner.runOnce();
-    expect(h.scrape().value('vega_upstream_pages_total', l)).toBe(7);
-    expect(h.scrape().value('vega_pagination_truncated', l)).toBe(0);
+    expect(h.scrape().value('datanode_exporter_upstream_pages_total', l)).toBe(7);
+    expect(h.scrape().value('datanode_exporter_pagination_truncated', l)).toBe(0);
   });
 
   it('a failure keeps the previous data series until their maximum age', async () => {
@@ -317,7 +317,7 @@ describe('series', () => {
     await h.runner.runOnce();
     const s = h.scrape();
     expect(s.has('vega_peers')).toBe(false);
-    expect(s.value('vega_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(0); // meta stays
+    expect(s.value('datanode_exporter_collector_success', { target: 'dn1', collector: 'statistics' })).toBe(0); // meta stays
   });
 
   it("stop(true) removes the runner's series; stop() keeps them", async () => {
@@ -328,7 +328,7 @@ describe('series', () => {
     await kept.runner.stop();
     await dropped.runner.stop(true);
     expect(kept.scrape().has('vega_peers')).toBe(true);
-    expect(kept.scrape().has('vega_collector_success')).toBe(true);
+    expect(kept.scrape().has('datanode_exporter_collector_success')).toBe(true);
     expect(dropped.store.seriesCount()).toBe(0);
   });
 });

@@ -159,7 +159,7 @@ describe('pages processed as they come (item 3)', () => {
     const pages = Math.floor(MAX_MARKETS / MARKETS_PAGE) + 1;
     expect(n.counts.get('/api/v2/markets')).toBe(pages);
     expect(r).toMatchObject({ pages, truncated: 'row_cap' });
-    expect(r.samples.find((s) => s.metric.name === 'vega_markets_over_limit')?.value).toBe(1);
+    expect(r.samples.find((s) => s.metric.name === 'datanode_exporter_markets_over_limit')?.value).toBe(1);
     expect(r.samples.filter((s) => s.metric.name === 'vega_markets').reduce((a, s) => a + s.value, 0)).toBe(pages * MARKETS_PAGE);
     expect(r.samples.filter((s) => s.metric.name === 'vega_market_info')).toHaveLength(0);
   }, 60_000);
@@ -171,7 +171,7 @@ describe('pages processed as they come (item 3)', () => {
     });
     const r = await new MarketsCollector({ maxMarkets: 7, allow: [], countsOnly: false }, new Directory()).collect(ctx(client, 100));
     expect(r).toMatchObject({ pages: 1, truncated: undefined });
-    expect(r.samples.find((s) => s.metric.name === 'vega_markets_over_limit')?.value).toBe(1);
+    expect(r.samples.find((s) => s.metric.name === 'datanode_exporter_markets_over_limit')?.value).toBe(1);
   });
 
   it('positions look up at most LOOKUPS_PER_POLL unknown markets a poll', async () => {

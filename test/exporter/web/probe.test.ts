@@ -63,7 +63,7 @@ describe('/probe bounds', () => {
     const before = e.logs.lines.length;
     for (let i = 0; i < 12; i++) {
       const r = await probe(e.url, `${node.url}/f${i}/`);
-      expect(await r.text()).toContain('vega_probe_success{target=');
+      expect(await r.text()).toContain('datanode_exporter_probe_success{target=');
     }
     const lines = e.logs.parsed().slice(before);
     const collectors = lines.map((l) => l.collector);

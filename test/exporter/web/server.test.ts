@@ -32,7 +32,7 @@ function gunzipOneMember(gz: Buffer): Buffer {
 const fake = {
   pending: [] as string[],
   status: [] as RunnerStatus[],
-  probeCalls: [] as { query: string; timeout: number | undefined }[],
+  probeCalls: [] as { query: string; timeout: number | undefined; format?: string }[],
   probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
   reloadError: undefined as Error | undefined,
   reloads: 0,
@@ -51,8 +51,8 @@ beforeAll(async () => {
     metrics: (format) => expo.body(format),
     status: () => fake.status,
     pending: () => fake.pending,
-    probe: async (query, timeout) => {
-      fake.probeCalls.push({ query: query.toString(), timeout });
+    probe: async (query, timeout, format) => {
+      fake.probeCalls.push({ query: query.toString(), timeout, ...(format === 'text' ? {} : { format }) });
       return fake.probeAnswer;
     },
     reload: async () => {
@@ -240,6 +240,29 @@ describe('/probe', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe(CONTENT_TYPE);
     expect(r.text).toBe('vega_up{target="p"} 1\n');
+  });
+
+  it('the format is negotiated as for /metrics: OpenMetrics when Prometheus ranks it first, gzipped as one member when accepted', async () => {
+    fake.probeAnswer = { status: 200, body: '# TYPE vega_up gauge\nvega_up{target="p"} 1\n# EOF\n', contentType: OPENMETRICS };
+    const r = await request('GET', '/probe?target=dn1', { accept: PROMETHEUS_ACCEPT, 'accept-encoding': 'gzip' });
+    expect(fake.probeCalls).toEqual([{ query: 'target=dn1', timeout: undefined, format: 'openmetrics' }]);
+    expect(r.headers['content-type']).toBe(OPENMETRICS);
+    expect(r.headers['content-encoding']).toBe('gzip');
+    expect(r.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(r.headers['cache-control']).toBe('no-store');
+    expect(gunzipOneMember(r.body).toString('utf8')).toBe('# TYPE vega_up gauge\nvega_up{target="p"} 1\n# EOF\n');
+    const plain = await request('GET', '/probe?target=dn1', { accept: 'text/plain;version=0.0.4', 'accept-encoding': 'identity' });
+    expect(fake.probeCalls[1]).toEqual({ query: 'target=dn1', timeout: undefined });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('a refusal stays one line of plain text whatever the client accepts', async () => {
+    fake.probeAnswer = { status: 400, body: 'unknown target "zz"\n', contentType: TEXT };
+    const r = await request('GET', '/probe?target=zz', { accept: PROMETHEUS_ACCEPT, 'accept-encoding': 'gzip' });
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe(TEXT);
+    expect(r.headers['content-encoding']).toBeUndefined();
+    expect(r.text).toBe('unknown target "zz"\n');
   });
 
   it('a missing or unusable timeout header is passed as undefined', async () => {
