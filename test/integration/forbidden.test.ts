@@ -92,10 +92,10 @@ describe('a 403 backs off the endpoint that answered it', () => {
     const m = await scrape(e.url);
     const t = { target: 'node1' };
     expect(m.value('vega_up', t)).toBe(1);
-    expect(m.value('vega_collector_success', { ...t, collector: 'datanode_info' })).toBe(0);
-    expect(m.value('vega_collector_success', { ...t, collector: 'statistics' })).toBe(1);
+    expect(m.value('datanode_exporter_collector_success', { ...t, collector: 'datanode_info' })).toBe(0);
+    expect(m.value('datanode_exporter_collector_success', { ...t, collector: 'statistics' })).toBe(1);
     expect(n.counts.get('/statistics')).toBeGreaterThan(before); // asked again (a scheduled poll may add one)
     expect(n.counts.get(INFO)).toBe(1); // asked once, then backed off
-    expect(m.has('vega_upstream_backoff_until_timestamp_seconds')).toBe(false);
+    expect(m.has('datanode_exporter_upstream_backoff_until_timestamp_seconds')).toBe(false);
   });
 });
