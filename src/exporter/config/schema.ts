@@ -79,9 +79,13 @@ const webSchema = z
       .strictObject({
         /** bcrypt verifications at once (each in a worker thread, off the serving thread). */
         max_concurrent_checks: z.number().int().min(1).max(16).default(2),
-        /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
+        /**
+         * Checks waiting for a worker, one per client address; more are answered 429 at once, unless
+         * from an address that has not failed lately: it takes the place of one that has. Queued
+         * checks of clients that left are dropped.
+         */
         max_queued_checks: z.number().int().min(0).max(10_000).default(32),
-        /** Failed logins per client address and user name, and window; then 429 with Retry-After, without bcrypt. */
+        /** Failed logins per client address and user name, and window; then one check per window / this (429 with Retry-After meanwhile, without bcrypt). */
         max_failures_per_client: z.number().int().min(1).default(10),
         failure_window: duration.prefault('1m'),
       })
