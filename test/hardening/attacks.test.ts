@@ -346,13 +346,46 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     const wrong = { authorization: basic('prometheus', 'wrong') };
     const replies = [];
     for (let i = 0; i < 12; i++) replies.push(await timedGet(agent, `${e.url}/metrics`, wrong));
-    expect(replies.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(401));
-    expect(replies.slice(10).map((r) => r.status)).toEqual([429, 429]);
+    // Ten failures, then one check more (it might be the right password: d4b), then one per 6 s.
+    expect(replies.slice(0, 11).map((r) => r.status)).toEqual(Array(11).fill(401));
+    expect(replies[11]!.status).toBe(429);
     expect(Number(replies[11]!.retryAfter)).toBeGreaterThan(0);
+    expect(Number(replies[11]!.retryAfter)).toBeLessThanOrEqual(6); // failure_window / max_failures_per_client
     expect(replies[11]!.ms).toBeLessThan(20); // no bcrypt
-    // The right password from an address over the limit is refused too (no guessing through it)...
+    // Within those 6 s the right password waits too (no guessing faster through it).
     expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(429);
   });
+
+  it('10 wrong passwords for a user from a shared address do not lock its right password out (d4b)', async () => {
+    const e = await withBasicAuth('right-password');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    defer(async () => agent.destroy());
+    for (let i = 0; i < 10; i++) expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', `wrong${i}`) })).status).toBe(401);
+    // Not cached: a bcrypt check (before: 429 for the rest of the minute).
+    expect((await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') })).status).toBe(200);
+  });
+
+  it('a correct password, not cached, gets 200 within 2 s while 100 addresses flood wrong passwords (d4)', async () => {
+    const e = await withBasicAuth('right-password');
+    const port = Number(new URL(e.url).port);
+    // 100 loopback source addresses (127.0.0.2 …), a fresh connection per request, for several users.
+    const attackers = startFlood({ connections: 100, port, path: '/metrics', headers: { authorization: basic('prometheus', 'wrong') }, spreadSources: true });
+    defer(attackers.terminate);
+    const others = startFlood({ connections: 100, port, path: '/metrics', headers: { authorization: basic('nobody', 'wrong') }, spreadSources: true });
+    defer(others.terminate);
+    await new Promise((r) => setTimeout(r, 1_000)); // the flood is under way: every queue slot taken
+    // A password never verified before (nothing cached), from 127.0.0.1, outside the flood.
+    const agent = new http.Agent({ keepAlive: false });
+    defer(async () => agent.destroy());
+    const right = await timedGet(agent, `${e.url}/metrics`, { authorization: basic('prometheus', 'right-password') });
+    const attack = await attackers.stop();
+    const other = await others.stop();
+    console.log(
+      `d4: right password ${right.status} in ${right.ms.toFixed(0)} ms; flood ${attack.sent + other.sent} requests: ${JSON.stringify(attack.byStatus)} ${JSON.stringify(other.byStatus)}`,
+    );
+    expect(right.status).toBe(200);
+    expect(right.ms).toBeLessThan(2_000);
+  }, 30_000);
 
   it("another user's wrong passwords from Prometheus's own address do not lock out the right one (issue 34, item 4)", async () => {
     const e = await withBasicAuth('right-password');

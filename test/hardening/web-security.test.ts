@@ -127,6 +127,20 @@ describe('basic auth', () => {
     expect(e.logsText()).not.toContain(Buffer.from(`prometheus:${PASSWORD}`).toString('base64'));
   });
 
+  it('a telemetry path differing from /healthz only by case or a trailing slash: unauthenticated /healthz still answers ok, never the metrics (n09)', async () => {
+    const hash = bcrypt.hashSync(PASSWORD, 4);
+    for (const telemetry_path of ['/Healthz', '/healthz/', '/HEALTHZ/']) {
+      const e = await exporterWith(`${tlsOnly()}basic_auth_users:\n  prometheus: ${hash}\n`, { web: { telemetry_path } });
+      const open = await get(`${e.url}${telemetry_path.toLowerCase().replace(/\/$/, '')}`);
+      expect(open.status, telemetry_path).toBe(200);
+      expect(open.body, telemetry_path).toBe('ok\n');
+      expect((await get(`${e.url}${telemetry_path}`)).status, telemetry_path).toBe(401);
+      const auth = { headers: { authorization: `Basic ${Buffer.from(`prometheus:${PASSWORD}`).toString('base64')}` } };
+      expect((await get(`${e.url}${telemetry_path}`, auth)).body, telemetry_path).toContain('vega_up');
+      await e.stop();
+    }
+  });
+
   it('a verified password is cached: repeated scrapes do not pay bcrypt each time', async () => {
     const hash = bcrypt.hashSync(PASSWORD, 12); // ~0.2 s or more per verification
     const e = await exporterWith(`basic_auth_users:\n  prometheus: ${hash}\n`);

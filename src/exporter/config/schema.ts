@@ -90,6 +90,10 @@ const webSchema = z
      * the oldest of those is closed rather than the newcomer refused. Default: max_connections / 8, at most 32.
      */
     reserved_connections: z.number().int().min(0).optional(),
+    /** Requests one connection may make before it is closed (the client reconnects). */
+    max_requests_per_connection: z.number().int().min(1).default(1000),
+    /** Requests one connection may have sent and not had answered yet (HTTP pipelining); more close it. */
+    max_pipelined_requests: z.number().int().min(1).default(4),
     /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
     config_file: z.string().min(1).optional(),
     /** A client must send its request headers within this time (slow clients are cut off). */
@@ -101,9 +105,13 @@ const webSchema = z
       .strictObject({
         /** bcrypt verifications at once (each in a worker thread, off the serving thread). */
         max_concurrent_checks: z.number().int().min(1).max(16).default(2),
-        /** Checks waiting for a worker; more are answered 429 at once. Queued checks of clients that left are dropped. */
+        /**
+         * Checks waiting for a worker, one per client address; more are answered 429 at once, unless
+         * from an address that has not failed lately: it takes the place of one that has. Queued
+         * checks of clients that left are dropped.
+         */
         max_queued_checks: z.number().int().min(0).max(10_000).default(32),
-        /** Failed logins per client address and user name, and window; then 429 with Retry-After, without bcrypt. */
+        /** Failed logins per client address and user name, and window; then one check per window / this (429 with Retry-After meanwhile, without bcrypt). */
         max_failures_per_client: z.number().int().min(1).default(10),
         failure_window: duration.prefault('1m'),
       })
@@ -151,7 +159,16 @@ const httpSchema = z
   .prefault({});
 
 /** Extra targets from YAML/JSON files, re-read when they change. */
-const discoverySchema = z.strictObject({ files: z.array(z.string().min(1)).default([]), refresh_interval: duration.prefault('30s') }).prefault({});
+const discoverySchema = z
+  .strictObject({
+    files: z.array(z.string().min(1)).default([]),
+    refresh_interval: duration.prefault('30s'),
+    /** Targets one file may list; a file listing more is refused whole, its previous targets kept. */
+    max_targets_per_file: z.number().int().min(1).default(150),
+    /** Targets all discovery files may list together (each target costs memory: docs/performance.md). */
+    max_targets: z.number().int().min(1).default(150),
+  })
+  .prefault({});
 
 /** "i/n": keep only the targets whose name hashes to shard i of n (0-based). */
 const shardSchema = z

@@ -1,10 +1,10 @@
 /**
  * File-based target discovery: YAML or JSON files holding a list of targets (or `{targets: [...]}`),
- * re-read when their content changes. A file that cannot be read or validated keeps its previous
- * targets, and says so once.
+ * re-read when their content changes. A file that cannot be read or validated, or that lists more
+ * targets than allowed (per file, and in all), keeps its previous targets, and says so once.
  */
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { Lexer, parse as parseYaml } from 'yaml';
 import { readRegularFile } from '../config/load.js';
 import type { TargetConfig } from '../config/schema.js';
 import type { Logger } from '../logger.js';
@@ -15,6 +15,39 @@ interface FileState {
   error: string | undefined;
 }
 
+export interface DiscoveryLimits {
+  /** Targets one file may list. */
+  maxTargetsPerFile: number;
+  /** Targets all files may list together. */
+  maxTargets: number;
+}
+
+/**
+ * How many entries the sequences of a YAML (or JSON) text have at least, counted on its tokens,
+ * stopping past `max`: a file listing 100,000 targets is refused after reading a few thousand
+ * tokens, instead of being parsed (seconds of the serving thread and hundreds of MiB) first. An
+ * upper bound on the number of targets: each block-sequence `-`, each flow sequence and each comma
+ * directly inside one.
+ */
+export function sequenceEntries(text: string, max: number): number {
+  let n = 0;
+  const flow: string[] = [];
+  let scalar = false;
+  for (const token of new Lexer().lex(text)) {
+    if (scalar) {
+      scalar = false; // a scalar's source, whatever it holds
+      continue;
+    }
+    if (token === '\x1f') scalar = true;
+    else if (token === '-' || token === '[') n++;
+    else if (token === ',' && flow.at(-1) === '[') n++;
+    if (token === '[' || token === '{') flow.push(token);
+    else if (token === ']' || token === '}') flow.pop();
+    if (n > max) break;
+  }
+  return n;
+}
+
 export class Discovery {
   private readonly files = new Map<string, FileState>();
   private timer: NodeJS.Timeout | undefined;
@@ -22,6 +55,7 @@ export class Discovery {
   constructor(
     paths: readonly string[],
     private readonly log: Logger,
+    private readonly limits: DiscoveryLimits = { maxTargetsPerFile: Infinity, maxTargets: Infinity },
   ) {
     for (const p of paths) this.files.set(p, { digest: undefined, targets: [], error: undefined });
   }
@@ -39,7 +73,7 @@ export class Discovery {
         // Bounded as the configuration file is: a FIFO or a device never ends a read.
         text = readRegularFile(path).toString('utf8');
       } catch (err) {
-        this.fail(path, st, `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+        this.fail(path, st, 'DISCOVERY_UNREADABLE', `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
         // Forget the content, so that the file coming back unchanged is parsed and clears the error.
         st.digest = undefined;
         continue;
@@ -47,11 +81,16 @@ export class Discovery {
       const digest = createHash('sha256').update(text).digest('hex');
       if (digest === st.digest) continue;
       st.digest = digest;
+      const perFile = this.limits.maxTargetsPerFile;
+      if (sequenceEntries(text, perFile) > perFile) {
+        this.fail(path, st, 'DISCOVERY_TOO_MANY_TARGETS', `lists more than ${perFile} targets (discovery.max_targets_per_file)`);
+        continue;
+      }
       let doc: unknown;
       try {
         doc = parseYaml(text); // YAML is a superset of JSON: one parser for both
       } catch {
-        this.fail(path, st, 'not valid YAML or JSON');
+        this.fail(path, st, 'DISCOVERY_INVALID', 'not valid YAML or JSON');
         continue;
       }
       const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
@@ -60,7 +99,18 @@ export class Discovery {
       const parsed = targetListSchema.safeParse(list ?? []);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        this.fail(path, st, `${i.path.map(String).join('.') || '(top level)'}: ${i.message}`);
+        this.fail(path, st, 'DISCOVERY_INVALID', `${i.path.map(String).join('.') || '(top level)'}: ${i.message}`);
+        continue;
+      }
+      const others = [...this.files].reduce((sum, [p, f]) => sum + (p === path ? 0 : f.targets.length), 0);
+      if (others + parsed.data.length > this.limits.maxTargets) {
+        this.fail(
+          path,
+          st,
+          'DISCOVERY_TOO_MANY_TARGETS',
+          `its targets would bring the discovered targets over ${this.limits.maxTargets} (discovery.max_targets)`,
+        );
+        st.digest = undefined; // read again next time: another file may have shrunk
         continue;
       }
       // headers_file and headers_env: read when the discovery file changes, and on every reload.
@@ -82,8 +132,8 @@ export class Discovery {
     return changed;
   }
 
-  private fail(path: string, st: FileState, msg: string): void {
-    if (st.error !== msg) this.log.warn({ file: path, err: msg }, 'discovery file rejected; keeping its previous targets');
+  private fail(path: string, st: FileState, code: string, msg: string): void {
+    if (st.error !== msg) this.log.warn({ code, file: path, err: msg }, 'discovery file rejected; keeping its previous targets');
     st.error = msg;
   }
 

@@ -7,13 +7,15 @@ import { isEnabled } from '../collectors/define.js';
 import type { Config, TargetConfig } from '../config/schema.js';
 import type { StoreKey } from '../exposition/store.js';
 import type { CollectorRunner } from '../schedule/runner.js';
-import { Discovery } from './discovery.js';
+import { Discovery, type DiscoveryLimits } from './discovery.js';
 import { NetworkRuntime } from './network-runtime.js';
 import type { RuntimeContext } from './runtime-context.js';
 import { fleetSamples, inShard, networkOf } from './signals.js';
 import { TargetRuntime } from './target-runtime.js';
 
 const FLEET_KEY: StoreKey = { scope: 'exporter', id: '', source: 'fleet' };
+
+const discoveryLimits = (c: Config): DiscoveryLimits => ({ maxTargetsPerFile: c.discovery.max_targets_per_file, maxTargets: c.discovery.max_targets });
 
 export class Fleet {
   readonly targets = new Map<string, TargetRuntime>();
@@ -26,7 +28,7 @@ export class Fleet {
   private reconcileTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: RuntimeContext) {
-    this.discovery = new Discovery(ctx.config.discovery.files, ctx.log);
+    this.discovery = new Discovery(ctx.config.discovery.files, ctx.log, discoveryLimits(ctx.config));
   }
 
   get runners(): CollectorRunner[] {
@@ -58,7 +60,7 @@ export class Fleet {
       this.networks.clear();
     }
     this.discovery.stop();
-    this.discovery = new Discovery(next.discovery.files, this.ctx.log);
+    this.discovery = new Discovery(next.discovery.files, this.ctx.log, discoveryLimits(next));
     await this.discovery.refresh();
     this.watchDiscovery();
     const before = new Set(this.targets.keys());

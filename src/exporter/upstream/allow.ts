@@ -53,20 +53,27 @@ export function checkProbeUrl(target: string, rules: readonly AllowRule[]): { ur
 }
 
 /**
- * A path with each segment decoded, so that prefixes are compared on what a server will see; none
- * when a segment decodes to a separator or a dot segment (`..%2F` would climb out of a prefix once
- * the node or a proxy in front of it decodes it), or does not decode at all.
+ * A path with each segment decoded until it no longer changes, so that prefixes are compared on
+ * what a server will see, however many times it or a proxy in front of it decodes; none when a
+ * segment decodes, at any round, to a separator or a dot segment (`..%2F` or `%252e%252e` would
+ * climb out of a prefix once decoded), or does not decode at all.
  */
 function decodedPath(pathname: string): string | undefined {
   const out: string[] = [];
   for (const seg of pathname.split('/')) {
-    let d: string;
-    try {
-      d = decodeURIComponent(seg);
-    } catch {
-      return undefined;
+    // Each round that changes the segment shortens it (`%XX` becomes one character): this ends.
+    let d = seg;
+    for (;;) {
+      let next: string;
+      try {
+        next = decodeURIComponent(d);
+      } catch {
+        return undefined;
+      }
+      if (next === d) break;
+      if (/[/\\]/.test(next) || next === '.' || next === '..') return undefined;
+      d = next;
     }
-    if (d !== seg && (/[/\\]/.test(d) || d === '.' || d === '..')) return undefined;
     out.push(d);
   }
   return out.join('/');

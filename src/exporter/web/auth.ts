@@ -102,31 +102,46 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   return { config, tls };
 }
 
-/** A cost-10 hash of a throwaway password: unknown users pay a comparison too (no user enumeration by timing). */
-const DUMMY_HASH = '$2b$10$AKSkZtriJDuKSTFWbqfmyO/xTIgWHkOwhBCw8pFXQVokYa7zQHQqK';
+/** Failures of one (address, user) in the current window. */
+interface Failures {
+  count: number;
+  resetAt: number;
+  /** Over the limit: no check before this time, nor while one runs. */
+  nextAt: number;
+  checking: boolean;
+}
 
 /**
  * Basic-auth checks: a bcrypt verification costs tens of milliseconds, so a successful one is
  * remembered (keyed by a SHA-256 of the credentials, never the password itself) for as long as it
- * keeps being used, and checked first, before any limit or queue; failures are counted per client
+ * keeps being used, and checked first, before any limit or queue. Failures are counted per client
  * address and user name (an address Prometheus shares cannot lock its user out by failing another
- * password) and refused without bcrypt once over the limit; the verifications themselves run in a
- * small bounded pool of worker threads.
+ * password); past the limit that (address, user) is slowed to one check per window / limit rather
+ * than locked out, so wrong passwords from a shared address cannot keep the right one out. Checks
+ * from addresses that have not failed or been refused lately go before the others (bcrypt-pool.ts),
+ * so neither can a flood from many addresses. Unknown users are
+ * compared with the configured hash of the highest cost, so they take as long as known ones. The
+ * verifications themselves run in a small bounded pool of worker threads.
  */
 export class BasicAuth {
   private readonly users: Map<Buffer, string>;
+  /** What an unknown user's password is compared with (the result is ignored). */
+  private readonly dummyHash: string;
   private readonly ok = new Map<string, number>();
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  private readonly failures = new Map<string, Failures>();
+  /** Addresses with a failure in the current window, and until when. */
+  private readonly suspects = new Map<string, number>();
   private readonly pool: BcryptPool;
   private static readonly TTL_MS = 5 * 60_000;
-  private static readonly MAX_CLIENTS = 10_000;
 
   constructor(
     users: Record<string, string>,
     private readonly limits: AuthLimits = DEFAULT_AUTH_LIMITS,
   ) {
     this.users = new Map(Object.entries(users).map(([u, h]) => [createHash('sha256').update(u).digest(), h.replace(/^\$2y\$/, '$2b$')]));
-    this.pool = new BcryptPool(limits);
+    // The cost is the two digits after `$2b$`; '' when there are no users (auth is off then).
+    this.dummyHash = [...this.users.values()].reduce((a, h) => (h.slice(4, 6) > a.slice(4, 6) ? h : a), '');
+    this.pool = new BcryptPool(limits, (address) => this.isSuspect(address));
   }
 
   get enabled(): boolean {
@@ -139,28 +154,48 @@ export class BasicAuth {
   }
 
   private retryAfterKey(client: string): number | undefined {
-    const f = this.failures.get(client);
-    if (!f) return undefined;
+    const f = this.current(client);
+    if (!f || f.count < this.limits.maxFailuresPerClient) return undefined;
+    if (f.checking) return 1;
     const now = Date.now();
-    if (f.resetAt <= now) {
+    return f.nextAt > now ? Math.ceil((f.nextAt - now) / 1000) : undefined;
+  }
+
+  /** The failures of `client` in the current window, if any. */
+  private current(client: string): Failures | undefined {
+    const f = this.failures.get(client);
+    if (f && f.resetAt <= Date.now()) {
       this.failures.delete(client);
       return undefined;
     }
-    return f.count >= this.limits.maxFailuresPerClient ? Math.ceil((f.resetAt - now) / 1000) : undefined;
+    return f;
   }
 
-  private fail(client: string): void {
+  private fail(client: string, address: string): void {
     const now = Date.now();
-    let f = this.failures.get(client);
-    if (!f || f.resetAt <= now) {
-      if (this.failures.size >= BasicAuth.MAX_CLIENTS) {
-        for (const [k, v] of this.failures) if (v.resetAt <= now) this.failures.delete(k);
-        if (this.failures.size >= BasicAuth.MAX_CLIENTS) this.failures.delete(this.failures.keys().next().value as string);
-      }
-      f = { count: 0, resetAt: now + this.limits.failureWindowMs };
+    let f = this.current(client);
+    if (!f) {
+      trim(this.failures, (v) => v.resetAt <= now);
+      f = { count: 0, resetAt: now + this.limits.failureWindowMs, nextAt: 0, checking: false };
       this.failures.set(client, f);
     }
     f.count += 1;
+    // Past the limit, the next check waits its share of the window.
+    if (f.count > this.limits.maxFailuresPerClient) f.nextAt = now + this.limits.failureWindowMs / this.limits.maxFailuresPerClient;
+    this.suspectFor(address);
+  }
+
+  /** `address` failed or was refused: its checks go after the others' for a window. */
+  private suspectFor(address: string): void {
+    const now = Date.now();
+    trim(this.suspects, (until) => until <= now);
+    this.suspects.delete(address); // re-inserted last: trim drops the oldest first
+    this.suspects.set(address, now + this.limits.failureWindowMs);
+  }
+
+  private isSuspect(address: string): boolean {
+    const until = this.suspects.get(address);
+    return until !== undefined && until > Date.now();
   }
 
   async check(header: string | undefined, address = '', gone: () => boolean = () => false): Promise<CheckResult> {
@@ -175,23 +210,30 @@ export class BasicAuth {
       return 'ok';
     }
     const client = failureKey(address, user);
-    if (this.retryAfterKey(client) !== undefined) return 'limited';
+    if (this.retryAfterKey(client) !== undefined) {
+      this.suspectFor(address);
+      return 'limited';
+    }
     if (!valid) {
-      this.fail(client);
+      this.fail(client, address);
       return 'denied';
     }
     // Compare user names in constant time; an unknown user still pays for a bcrypt comparison.
     const u = createHash('sha256').update(user).digest();
     let hash: string | undefined;
     for (const [k, h] of this.users) if (timingSafeEqual(k, u)) hash = h;
-    const r = await this.pool.compare(pass, hash ?? DUMMY_HASH, gone);
+    const f = this.current(client);
+    if (f) f.checking = f.count >= this.limits.maxFailuresPerClient;
+    const r = await this.pool.compare(pass, hash ?? this.dummyHash, gone, address);
+    if (f) f.checking = false;
+    if (r === 'busy') this.suspectFor(address);
     if (r === 'ok' && hash !== undefined) {
       if (this.ok.size > 1024) this.ok.clear();
       this.ok.set(key, Date.now() + BasicAuth.TTL_MS);
       return 'ok';
     }
     if (r === 'ok' || r === 'denied') {
-      this.fail(client);
+      this.fail(client, address);
       return 'denied';
     }
     return r;
@@ -208,6 +250,14 @@ function credentials(header: string | undefined): { user: string; pass: string; 
   const colon = decoded.indexOf(':');
   return colon < 0 ? { user: '', pass: '', valid: false } : { user: decoded.slice(0, colon), pass: decoded.slice(colon + 1), valid: true };
 }
+
+/** Keep `map` under MAX_CLIENTS entries: expired ones first, then the oldest. */
+function trim<V>(map: Map<string, V>, expired: (v: V) => boolean): void {
+  if (map.size < MAX_CLIENTS) return;
+  for (const [k, v] of map) if (expired(v)) map.delete(k);
+  if (map.size >= MAX_CLIENTS) map.delete(map.keys().next().value as string);
+}
+const MAX_CLIENTS = 10_000;
 
 /** Failures are counted per address and user name. */
 const failureKey = (address: string, user: string): string => `${address}\u0000${user}`;

@@ -1,6 +1,8 @@
 /**
  * Password checks off the serving thread: a bounded pool of worker threads running bcryptjs, with
- * a bounded queue whose jobs are dropped when their client has gone.
+ * a bounded queue whose jobs are dropped when their client has gone. Checks from addresses that
+ * have not failed or been refused lately go first, so a wrong-password flood cannot keep a right
+ * password waiting.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -9,9 +11,16 @@ import { Worker } from 'node:worker_threads';
 export interface AuthLimits {
   /** bcrypt verifications running at once, each in a worker thread. */
   maxConcurrentChecks: number;
-  /** Checks waiting for a free worker; beyond this a request is answered 429 without bcrypt. */
+  /**
+   * Checks waiting for a free worker; beyond this a request is answered 429 without bcrypt, unless
+   * it comes from an address in good standing: then it takes the place of the newest waiting
+   * check from an address that has failed or been refused lately.
+   */
   maxQueuedChecks: number;
-  /** Failed checks one client address may make per user name and window; then 429 with Retry-After, without bcrypt. */
+  /**
+   * Failed checks one client address may make per user name and window; beyond them, one check
+   * per window / maxFailuresPerClient (429 with Retry-After meanwhile, without bcrypt).
+   */
   maxFailuresPerClient: number;
   failureWindowMs: number;
 }
@@ -30,6 +39,8 @@ parentPort.on('message', (m) => {
 `;
 
 interface Job {
+  /** Whom the check is for: its priority is looked up when a place or a worker is given out. */
+  address: string;
   pass: string;
   hash: string;
   /** The client is gone: the job is dropped instead of run. */
@@ -46,16 +57,40 @@ export class BcryptPool {
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
   private readonly queue: Job[] = [];
+  /** Addresses with a check waiting or running. */
+  private readonly checking = new Set<string>();
   private readonly running = new Map<number, (ok: boolean) => void>();
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly limits: AuthLimits) {}
+  /**
+   * `suspect(address)`: whether an address has failed or been refused lately. Its checks wait
+   * behind the others, and give their place up to them when the queue is full.
+   */
+  constructor(
+    private readonly limits: AuthLimits,
+    private readonly suspect: (address: string) => boolean = () => false,
+  ) {}
 
-  compare(pass: string, hash: string, gone: () => boolean): Promise<CheckResult> {
-    return new Promise((resolve) => {
-      if (this.queue.length >= this.limits.maxQueuedChecks) return resolve('busy');
-      this.queue.push({ pass, hash, gone, resolve });
+  /**
+   * One check at a time per client address: a second one is refused at once, so that each address
+   * holds at most one place, and one that has not failed lately can always take a place from one
+   * that has.
+   */
+  compare(pass: string, hash: string, gone: () => boolean, address = ''): Promise<CheckResult> {
+    return new Promise((done) => {
+      if (this.checking.has(address)) return done('busy');
+      if (this.queue.length >= this.limits.maxQueuedChecks) {
+        const i = this.suspect(address) ? -1 : this.queue.findLastIndex((j) => this.suspect(j.address));
+        if (i < 0) return done('busy');
+        this.queue.splice(i, 1)[0]!.resolve('busy');
+      }
+      this.checking.add(address);
+      const resolve = (r: CheckResult): void => {
+        this.checking.delete(address);
+        done(r);
+      };
+      this.queue.push({ address, pass, hash, gone, resolve });
       this.pump();
     });
   }
@@ -78,16 +113,22 @@ export class BcryptPool {
   }
 
   private pump(): void {
-    while (this.queue.length > 0) {
-      const job = this.queue[0]!;
+    for (;;) {
+      if (this.queue.length === 0) return;
+      // The oldest check from an address in good standing, else the oldest.
+      const i = Math.max(
+        0,
+        this.queue.findIndex((j) => !this.suspect(j.address)),
+      );
+      const job = this.queue[i]!;
       if (job.gone()) {
-        this.queue.shift();
+        this.queue.splice(i, 1);
         job.resolve('gone');
         continue;
       }
       const w = this.worker();
       if (!w) return;
-      this.queue.shift();
+      this.queue.splice(i, 1);
       const id = this.nextId++;
       this.running.set(id, (ok) => job.resolve(ok ? 'ok' : 'denied'));
       w.postMessage({ id, pass: job.pass, hash: job.hash });

@@ -63,6 +63,11 @@ export function createApp(deps: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Routes match only the exact path: the auth layer (auth.ts) compares paths exactly against
+  // unauthenticated_paths, so `/Healthz` or `/healthz/` can never reach a route other than the
+  // one it names (with a telemetry path of /Healthz, an open /healthz served the metrics).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
   const telemetryPath = deps.telemetryPath ?? '/metrics';
   app.get(telemetryPath, async (req, res) => {
@@ -171,6 +176,10 @@ export interface ListenOptions {
   reservedConnections?: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Requests one connection may make; the last is answered with `Connection: close`. Default: no limit. */
+  maxRequestsPerConnection?: number | undefined;
+  /** Requests one connection may have sent and not yet had answered (pipelined); beyond, it is closed. Default: no limit. */
+  maxPipelinedRequests?: number | undefined;
   /** HTTPS when given (from the web-config file). */
   tls?: https.ServerOptions | undefined;
 }
@@ -181,13 +190,19 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
   const port = Number(o.address.slice(i + 1));
   // Node checks those timeouts only every connectionsCheckingInterval (30 s by default).
   const check = { connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(o.headersTimeoutMs / 2))) };
-  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, handler) : http.createServer(check, handler);
+  let admit: (req: http.IncomingMessage, res: http.ServerResponse) => boolean = () => true;
+  const guarded: http.RequestListener = (req, res) => {
+    if (admit(req, res)) handler(req, res);
+  };
+  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, guarded) : http.createServer(check, guarded);
   // A slow or hostile client cannot hold a connection open indefinitely, and there is a cap on how
   // many it may hold at once; scrapes on other connections are served meanwhile.
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.requestTimeoutMs;
   server.keepAliveTimeout = 15_000;
-  guardConnections(server, o.maxConnections, o.reservedConnections ?? 0);
+  // Past it, Node answers 503 and the connection closes ('dropRequest' below closes it at once).
+  server.maxRequestsPerSocket = o.maxRequestsPerConnection ?? 0;
+  admit = guardConnections(server, o.maxConnections, o.reservedConnections ?? 0, o.maxPipelinedRequests ?? Infinity);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -198,8 +213,8 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
 interface ConnState {
   /** It has sent at least one whole request (a slowloris socket never does). */
   proven: boolean;
-  /** No request in progress (a kept-alive connection between scrapes). */
-  idle: boolean;
+  /** Requests received and not yet answered (more than one: pipelined). */
+  pending: number;
 }
 
 /**
@@ -208,8 +223,18 @@ interface ConnState {
  * over either bound, the oldest connection still waiting for its first request is closed (then the
  * oldest idle kept-alive one) instead of the newcomer: a client holding hundreds of half-sent
  * requests (slowloris) cannot lock Prometheus or a probe out, however many sockets it holds.
+ *
+ * And a connection with more than `maxPipelined` requests not yet answered is closed before the
+ * excess reaches a route: Node parses every request pipelined in one read at once, and would
+ * render and hold an answer to each (thousands from a few kilobytes) for a client that may never
+ * read them. Returns the check each request passes before it is handled.
  */
-function guardConnections(server: http.Server, max: number, reserved: number): void {
+function guardConnections(
+  server: http.Server,
+  max: number,
+  reserved: number,
+  maxPipelined: number,
+): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
   let unproven = 0;
   const forget = (sock: net.Socket, c: ConnState): void => {
@@ -226,7 +251,7 @@ function guardConnections(server: http.Server, max: number, reserved: number): v
     return false;
   };
   server.on('connection', (sock: net.Socket) => {
-    const state: ConnState = { proven: false, idle: true };
+    const state: ConnState = { proven: false, pending: 0 };
     conns.set(sock, state);
     unproven++;
     sock.once('close', () => forget(sock, state));
@@ -234,23 +259,31 @@ function guardConnections(server: http.Server, max: number, reserved: number): v
     const overTotal = conns.size > max;
     if (!overUnproven && !overTotal) return;
     if (evict(sock, (c) => !c.proven)) return;
-    if (overTotal && evict(sock, (c) => c.idle)) return;
+    if (overTotal && evict(sock, (c) => c.pending === 0)) return;
     if (overTotal) {
       forget(sock, state);
       sock.destroy();
     }
   });
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+  // A client that sends more requests after the last one answered with `Connection: close`.
+  server.on('dropRequest', (_req: http.IncomingMessage, sock: net.Socket) => sock.destroy());
+  return (req, res) => {
+    if (req.socket.destroyed) return false; // the rest of a pipelined batch on a connection closed below
     const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
     const state = conns.get(raw);
-    if (!state) return;
+    if (!state) return true;
     if (!state.proven) {
       state.proven = true;
       unproven--;
     }
-    state.idle = false;
+    if (++state.pending > maxPipelined) {
+      forget(raw, state);
+      req.socket.destroy();
+      return false;
+    }
     res.once('close', () => {
-      state.idle = true;
+      state.pending--;
     });
-  });
+    return true;
+  };
 }

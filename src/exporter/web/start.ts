@@ -38,6 +38,8 @@ export async function startWeb(deps: ServerDeps, web: Config['web'], address: st
       reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)),
       headersTimeoutMs: web.read_header_timeout,
       requestTimeoutMs: web.request_timeout,
+      maxRequestsPerConnection: web.max_requests_per_connection,
+      maxPipelinedRequests: web.max_pipelined_requests,
       tls: auth?.tls,
     });
   } catch (err) {

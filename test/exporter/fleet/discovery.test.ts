@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Discovery } from '../../../src/exporter/fleet/discovery.js';
+import { Discovery, sequenceEntries } from '../../../src/exporter/fleet/discovery.js';
 import { createLogger } from '../../../src/exporter/logger.js';
 import { LogCapture } from '../../helpers/exporter.js';
 
@@ -136,5 +136,36 @@ describe('Discovery', () => {
     file('later.yaml', '- { name: late, url: "http://late:1" }\n');
     expect(await d.refresh()).toBe(true);
     expect(names(d)).toEqual(['late']);
+  });
+
+  it('a file listing more than max_targets_per_file, or bringing all files over max_targets, is refused whole with one log line; its previous targets stay (n06)', async () => {
+    const list = (prefix: string, n: number): string =>
+      JSON.stringify(Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, url: `http://${prefix}${i}:3008` })));
+    const a = file('a.json', list('a', 2));
+    const b = file('b.yaml', '- { name: b0, url: "http://b0:3008" }\n');
+    const d = new Discovery([a, b], createLogger('info', logs), { maxTargetsPerFile: 3, maxTargets: 4 });
+    await d.refresh();
+    expect(names(d)).toEqual(['a0', 'a1', 'b0']);
+    writeFileSync(a, list('a', 4)); // over the per-file limit
+    expect(await d.refresh()).toBe(false);
+    await d.refresh();
+    expect(names(d)).toEqual(['a0', 'a1', 'b0']);
+    writeFileSync(b, '- { name: b0, url: "http://b0:3008" }\n- { name: b1, url: "http://b1:3008" }\n- { name: b2, url: "http://b2:3008" }\n'); // 2 + 3 > 4
+    expect(await d.refresh()).toBe(false);
+    await d.refresh(); // read again (another file may have shrunk), not logged again
+    expect(names(d)).toEqual(['a0', 'a1', 'b0']);
+    expect(rejections().map((l) => [l.code, l.file])).toEqual([
+      ['DISCOVERY_TOO_MANY_TARGETS', a],
+      ['DISCOVERY_TOO_MANY_TARGETS', b],
+    ]);
+    writeFileSync(a, list('a', 1)); // room again: both apply
+    await d.refresh();
+    expect(names(d)).toEqual(['a0', 'b0', 'b1', 'b2']);
+  });
+
+  it('counts sequence entries on the tokens, at least the targets listed, stopping past the limit', () => {
+    expect(sequenceEntries('[{"name":"a","url":"http://x","headers":{"a":"b","c":"d"}},{"name":"b","url":"http://y"}]', 10)).toBe(2);
+    expect(sequenceEntries('targets:\n  - {name: a, url: "http://x,y"}\n  - name: c\n    url: |\n      - q\n', 10)).toBe(2);
+    expect(sequenceEntries(JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ name: `d${i}`, url: `http://h${i}:9` }))), 150)).toBe(151);
   });
 });

@@ -48,4 +48,19 @@ describe('probe allow-list', () => {
     expect(ok('http://127.0.0.1:3008/%6Fnly/x', r)).toBe(true); // the same path, encoded
     expect(ok('http://127.0.0.1:3008/other/x', r)).toBe(false);
   });
+
+  it('decodes until the path is stable: a doubly or triply encoded dot segment or separator is refused (n12)', () => {
+    const r = rules('http://127.0.0.1:3008/api/');
+    for (const t of [
+      'http://127.0.0.1:3008/api/%252e%252e/admin', // `..` once a proxy and the node each decode
+      'http://127.0.0.1:3008/api/%25252e%25252e/admin',
+      'http://127.0.0.1:3008/api/..%252Fadmin',
+      'http://127.0.0.1:3008/api/a%255Cb',
+      'http://127.0.0.1:3008/api/%252e',
+    ]) {
+      expect(checkProbeUrl(t, r), t).toMatchObject({ status: 400, reason: expect.stringMatching(/must not encode/) });
+    }
+    expect(ok('http://127.0.0.1:3008/api/a%2520b', r)).toBe(true); // a space, encoded twice, stays under /api/
+    expect(ok('http://127.0.0.1:3008/%2561pi/x', r)).toBe(true); // `/api/` itself, encoded twice
+  });
 });

@@ -39,6 +39,7 @@ describe('BasicAuth under load', () => {
     const a = make({ maxFailuresPerClient: 1 });
     expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
     expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('denied');
+    expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('denied'); // the one check allowed past the limit
     expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('limited');
     const t0 = performance.now();
     expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
@@ -67,10 +68,65 @@ describe('BasicAuth under load', () => {
 
   it("failures count per address and user: another user's wrong passwords from Prometheus's address do not lock it out", async () => {
     const a = make({ maxFailuresPerClient: 10 });
-    for (let i = 0; i < 10; i++) expect(await a.check(basic('sidecar', `wrong${i}`), '127.0.0.1')).toBe('denied');
+    for (let i = 0; i < 11; i++) expect(await a.check(basic('sidecar', `wrong${i}`), '127.0.0.1')).toBe('denied');
     expect(await a.check(basic('sidecar', 'wrong'), '127.0.0.1')).toBe('limited');
     expect(await a.check(basic('prometheus', 'right'), '127.0.0.1')).toBe('ok'); // not cached before: a bcrypt check
     expect(a.retryAfter('127.0.0.1', basic('sidecar', 'x'))).toBeGreaterThan(0);
     expect(a.retryAfter('127.0.0.1', basic('prometheus', 'x'))).toBeUndefined();
   });
+
+  it('past the failure limit an (address, user) is slowed to one check per window / limit, not locked out: the right password still passes (d4b)', async () => {
+    vi.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      const a = make({ maxFailuresPerClient: 3, failureWindowMs: 60_000 });
+      for (let i = 0; i < 3; i++) expect(await a.check(basic('prometheus', `wrong${i}`), '10.0.0.9')).toBe('denied');
+      expect(await a.check(basic('prometheus', 'right'), '10.0.0.9')).toBe('ok'); // before: 'limited' for 60 s
+      const b = make({ maxFailuresPerClient: 3, failureWindowMs: 60_000 });
+      for (let i = 0; i < 4; i++) expect(await b.check(basic('prometheus', `wrong${i}`), '10.0.0.9')).toBe('denied');
+      expect(await b.check(basic('prometheus', 'right'), '10.0.0.9')).toBe('limited');
+      expect(b.retryAfter('10.0.0.9', basic('prometheus', 'x'))).toBe(20); // 60 s / 3
+      vi.setSystemTime(1_700_000_020_000);
+      expect(await b.check(basic('prometheus', 'right'), '10.0.0.9')).toBe('ok');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('one check at a time per address; one from an address without failures goes first, taking the place of the newest waiting one from an address with failures (d4)', async () => {
+    const a = make({ maxConcurrentChecks: 1, maxQueuedChecks: 2 });
+    for (const bad of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) expect(await a.check(basic('prometheus', 'wrong'), bad)).toBe('denied');
+    const order: string[] = [];
+    const track = (name: string, p: Promise<string>): Promise<string> => p.then((r) => (order.push(`${name}:${r}`), r));
+    await Promise.all([
+      track('bad1', a.check(basic('prometheus', 'w1'), '192.0.2.1')), // runs
+      track('bad1again', a.check(basic('prometheus', 'w1b'), '192.0.2.1')), // refused: 192.0.2.1 has a check already
+      track('bad2', a.check(basic('prometheus', 'w2'), '192.0.2.2')), // waits
+      track('bad3', a.check(basic('prometheus', 'w3'), '192.0.2.3')), // waits, then gives its place up
+      track('good', a.check(basic('prometheus', 'right'), '10.0.0.1')),
+    ]);
+    expect(order).toEqual(['bad1again:busy', 'bad3:busy', 'bad1:denied', 'good:ok', 'bad2:denied']);
+  });
+});
+
+describe('unknown users (n11)', () => {
+  it("an unknown user's check costs what a configured user's does, at the configured cost (12)", async () => {
+    const a = new BasicAuth(
+      { prometheus: bcrypt.hashSync('right', 12), other: bcrypt.hashSync('x', 4) },
+      { maxConcurrentChecks: 1, maxQueuedChecks: 4, maxFailuresPerClient: 100, failureWindowMs: 60_000 },
+    );
+    auths.push(a);
+    const timed = async (user: string): Promise<number> => {
+      const t0 = performance.now();
+      expect(await a.check(basic(user, 'wrong'), '10.0.0.1')).toBe('denied');
+      return performance.now() - t0;
+    };
+    await timed('prometheus'); // the worker thread started
+    const median = (xs: number[]): number => xs.sort((x, y) => x - y)[1]!;
+    const known = median([await timed('prometheus'), await timed('prometheus'), await timed('prometheus')]);
+    const unknown = median([await timed('nobody1'), await timed('nobody2'), await timed('nobody3')]);
+    console.log(`n11: wrong password ${known.toFixed(0)} ms, unknown user ${unknown.toFixed(0)} ms`);
+    // Before: a cost-10 dummy, a quarter of the time (74 against 311 ms).
+    expect(unknown / known).toBeGreaterThan(0.7);
+    expect(unknown / known).toBeLessThan(1.4);
+  }, 60_000);
 });
