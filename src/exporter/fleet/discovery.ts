@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Lexer, parse as parseYaml } from 'yaml';
 import { readRegularFile } from '../config/load.js';
 import type { TargetConfig } from '../config/schema.js';
+import { resolveTargetSecrets } from '../config/secrets.js';
 import type { Logger } from '../logger.js';
 
 interface FileState {
@@ -114,12 +115,11 @@ export class Discovery {
         continue;
       }
       // headers_file and headers_env: read when the discovery file changes, and on every reload.
-      const { resolveTargetSecrets } = await import('../config/secrets.js');
       const resolved = parsed.data.map((t) => resolveTargetSecrets(t, process.env));
       const bad = resolved.findIndex((r) => r.issues.length > 0);
       if (bad >= 0) {
         const i = resolved[bad]!.issues[0]!;
-        this.fail(path, st, `${[bad, ...i.path].join('.')}: ${i.message}`);
+        this.fail(path, st, 'DISCOVERY_INVALID', `${[bad, ...i.path].join('.')}: ${i.message}`);
         // Read again next time: the secret may appear without the discovery file changing.
         st.digest = undefined;
         continue;
