@@ -45,8 +45,8 @@ export async function startExporter(
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
   running.set(url, exporter);
-  // Wait for the first poll of each collector, as /readyz does.
-  for (let i = 0; i < 200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  // Wait for the first poll of each collector, as /readyz does (the bound only stops a hang).
+  for (let i = 0; i < 1200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
     url,
@@ -61,8 +61,12 @@ export async function startExporter(
   };
 }
 
-export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 50): Promise<void> {
-  const end = Date.now() + timeoutMs;
+/** A busy machine is slow, not wrong: whatever a caller asks, waitFor gives up only after this long. */
+const HANG_GUARD_MS = 25_000;
+
+/** Until `cond` holds: an event, polled; `timeoutMs` (at least HANG_GUARD_MS) only stops a hang. */
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = HANG_GUARD_MS, stepMs = 50): Promise<void> {
+  const end = Date.now() + Math.max(timeoutMs, HANG_GUARD_MS);
   for (;;) {
     if (await cond()) return;
     if (Date.now() > end) throw new Error('condition not met in time');
