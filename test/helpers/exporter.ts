@@ -45,8 +45,12 @@ export async function startExporter(
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
   running.set(url, exporter);
-  // Wait for the first poll of each collector, as /readyz does (the bound only stops a hang).
-  for (let i = 0; i < 1200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  // Wait for the first poll of every collector, network-scoped ones included once a node has
+  // answered (none can start while every node is down). The bound only stops a hang.
+  const settled = (): boolean =>
+    exporter.pending(true).length === 0 ||
+    (exporter.runners.every((r) => r.state.runs > 0) && exporter.status().every((s) => s.collector !== 'statistics' || !s.success));
+  for (let i = 0; i < 1200 && !settled(); i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
     url,
