@@ -1,6 +1,7 @@
 /**
  * Global setup of the attack tests (vitest.attacks.config.ts): the exporter compiled once, as
- * `npm run build` compiles it, for every attack file; each file would otherwise compile its own.
+ * `npm run build` compiles it, for every attack file (each file would otherwise compile its own),
+ * or the build named by DNE_BUILT_DIST.
  * The path reaches the tests by vitest's provide/inject (helpers/process.ts buildDist).
  */
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,12 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject): () => void {
+  // CI's `npm ci` has just built dist/ from this checkout: DNE_BUILT_DIST=dist reuses it.
+  const given = process.env.DNE_BUILT_DIST;
+  if (given) {
+    project.provide('builtDist', given);
+    return () => {};
+  }
   const out = `.tmp/dist-attacks-${process.pid}`;
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out, '--sourceMap', 'false'], {
     stdio: 'inherit',
