@@ -45,11 +45,12 @@ export async function startExporter(
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
   running.set(url, exporter);
-  // Wait for the first poll of every collector, network-scoped ones included once a node has
-  // answered (none can start while every node is down). The bound only stops a hang.
+  // Wait for the first poll of every collector, as /readyz does (ended, or running for a few
+  // seconds against a node that does not answer), and for the network-scoped ones too once a node
+  // has answered (none can start while every node is down). The bound only stops a hang.
+  const answered = (): boolean => exporter.status().some((s) => s.collector === 'statistics' && s.success);
   const settled = (): boolean =>
-    exporter.pending(true).length === 0 ||
-    (exporter.runners.every((r) => r.state.runs > 0) && exporter.status().every((s) => s.collector !== 'statistics' || !s.success));
+    exporter.pending(true).length === 0 || (exporter.runners.every((r) => r.attempted()) && (exporter.networks.size > 0 || !answered()));
   for (let i = 0; i < 1200 && !settled(); i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
