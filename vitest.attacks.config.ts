@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/hardening/attacks*.test.ts'],
+    // The exporter compiled once for every attack file (they run its build, not tsx).
+    globalSetup: ['test/helpers/build-once.ts'],
     maxWorkers: 1,
     fileParallelism: false,
     testTimeout: 120_000,

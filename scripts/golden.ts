@@ -5,6 +5,7 @@
  * the series count, the time of the configuration load, process metrics) masked. `npm run golden` rewrites test/golden/metrics.txt; a test diffs it.
  */
 import { writeFileSync } from 'node:fs';
+import { COLLECTORS } from '../src/exporter/collectors/index.js';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
 import { createLogger } from '../src/exporter/logger.js';
@@ -28,22 +29,24 @@ export function normalise(text: string): string {
     .concat('\n');
 }
 
+/** The two simulated nodes (test/golden/derive.test.ts reads their records). Data nodes as they run: `GET /markets` answers 404 and the markets collector pages `/api/v2/markets`. */
+export const GOLDEN_SIM = {
+  seed: 7,
+  now: () => FROZEN,
+  markets: 4,
+  parties: 6,
+  positions: 12,
+  orders: 4,
+  signatureResources: 2,
+  rotations: 30,
+  oddLabels: true,
+  profile: 'datanode' as const,
+};
+export const GOLDEN_LAG_BLOCKS = 30;
+
 export async function produceGolden(): Promise<string> {
-  // Data nodes as they run: `GET /markets` answers 404 and the markets collector pages `/api/v2/markets`.
-  const common = {
-    seed: 7,
-    now: () => FROZEN,
-    markets: 4,
-    parties: 6,
-    positions: 12,
-    orders: 4,
-    signatureResources: 2,
-    rotations: 30,
-    oddLabels: true,
-    profile: 'datanode' as const,
-  };
-  const healthy = await startSimulator(common);
-  const lagging = await startSimulator({ ...common, faults: { datanodeLagBlocks: 30 } });
+  const healthy = await startSimulator(GOLDEN_SIM);
+  const lagging = await startSimulator({ ...GOLDEN_SIM, faults: { datanodeLagBlocks: GOLDEN_LAG_BLOCKS } });
   const net = healthy.net;
   const config = configSchema.parse({
     targets: [
@@ -64,13 +67,17 @@ export async function produceGolden(): Promise<string> {
       orders: { interval: '24h', ids: [net.orders[0]!.id, `${net.orders[1]!.id}@1`] },
     },
   });
-  const exporter = new Exporter(config, createLogger('silent'));
+  // A frozen monotonic clock too: the fleet paces its reconciles by their measured cost, which on a
+  // busy machine would defer the fleet signals past the scrape below; frozen, every poll reconciles.
+  const exporter = new Exporter(config, createLogger('silent'), undefined, COLLECTORS, () => 0);
   try {
     const url = await exporter.start('127.0.0.1:0');
-    for (let i = 0; i < 400 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    // Until every first poll has ended (an event; the bound only stops a hang).
+    for (let i = 0; i < 2400 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
     if (exporter.pending(true).length > 0) throw new Error(`not ready: ${exporter.pending(true).join(', ')}`);
     // A second round, one collector at a time, so that every collector saw the others' results.
     for (const r of exporter.runners) await r.runOnce();
+    await exporter.exposition.flush();
     const res = await fetch(`${url}/metrics`);
     return normalise(await res.text());
   } finally {

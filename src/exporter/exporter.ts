@@ -46,6 +46,8 @@ export class Exporter {
     /** Re-reads the configuration for SIGHUP and POST /-/reload; throws ConfigError when invalid. */
     private readonly loadConfig?: () => Config,
     collectors: readonly AnyCollectorModule[] = COLLECTORS,
+    /** Monotonic milliseconds for the fleet's pacing (performance.now); a frozen clock makes polls reconcile at once. */
+    now?: () => number,
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
@@ -53,7 +55,15 @@ export class Exporter {
     this.exposition.onTruncated = (limit) =>
       this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
     this.applyLimits(config);
-    this.ctx = { config, store: this.store, log, collectors, pacers: new PacerRegistry(), firstPolls: new Limiter(FIRST_POLLS_AT_ONCE) };
+    this.ctx = {
+      config,
+      store: this.store,
+      log,
+      collectors,
+      pacers: new PacerRegistry(),
+      firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
+      ...(now ? { now } : {}),
+    };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
     this.reloaded(true);

@@ -23,7 +23,9 @@ beforeAll(async () => {
   ex = await startExporter(
     sim.url,
     {
-      http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1 },
+      // Pacing is not what this matrix checks (the rate-limit rows below keep the defaults): at the
+      // default 10 requests a second each full poll here waited about a second for tokens.
+      http: { max_response_bytes: 1_000_000, page_size: 500, max_pages: 20, retries: 1, requests_per_second: 1000, burst: 1000 },
       collectors: {
         statistics: { interval: '1m', timeout: '2s' },
         // The 429 row waits out the node's one-second Retry-After inside this deadline: room for a busy machine.
@@ -252,25 +254,33 @@ describe('fault matrix', () => {
   });
 });
 
+const total = (s: Simulator): number => [...s.requestCounts.values()].reduce((a, b) => a + b, 0);
+
 describe('rate limits like a real node', () => {
   it('in the default configuration the exporter stays under the limit and never earns a ban', async () => {
+    // The node's default limit: 20 a second, burst 100. Polls are driven back to back (no
+    // schedule to wait for) until the node has seen more than its burst, all of it paced by the
+    // exporter's defaults (10 a second, burst 40): without pacing, this many would be refused.
     const s = await startSimulator({ seed: 96, parties: 60_000, faults: { rateLimit: true } });
+    const daily = { interval: '24h' };
     const e = await startExporter(
       s.url,
       {
         collectors: {
-          statistics: { interval: '1s' },
-          network_history: { interval: '1s' },
-          consistency: { interval: '1s' },
-          markets: { interval: '1s' },
-          key_rotations: { interval: '1s' },
-          parties: { enabled: true, interval: '1m' },
+          statistics: daily,
+          network_history: daily,
+          consistency: daily,
+          markets: daily,
+          key_rotations: daily,
+          parties: { enabled: true, interval: '24h' },
         },
       },
       'warn',
     );
     try {
-      await new Promise((r) => setTimeout(r, 6_000));
+      const parties = e.poll('parties');
+      while (total(s) <= 100) await Promise.all([e.poll('statistics'), e.poll('network_history'), e.poll('consistency'), e.poll('markets')]);
+      await parties;
       const m = await scrape(e.url);
       const refused = m.all('datanode_exporter_upstream_requests_total').filter((x) => x.labels.status === '403' || x.labels.status === '429');
       expect(refused).toEqual([]);
@@ -282,25 +292,30 @@ describe('rate limits like a real node', () => {
   });
 
   it('against a stricter node it backs off on 429 and still never earns a ban', async () => {
-    const s = await startSimulator({ seed: 97, parties: 30_000, faults: { rateLimit: { enabled: true, rps: 3, burst: 3, banAfter: 5 } } });
+    // 3 a second, burst 3, against the exporter's 10: a walk of 4 pages runs into the limit.
+    const s = await startSimulator({ seed: 97, parties: 4_000, faults: { rateLimit: { enabled: true, rps: 3, burst: 3, banAfter: 5 } } });
     const e = await startExporter(
       s.url,
       {
         http: { page_size: 1000 },
         collectors: {
-          statistics: { interval: '1s' },
+          statistics: { interval: '24h' },
           network_history: { enabled: false },
           consistency: { enabled: false },
           markets: { enabled: false },
           key_rotations: { enabled: false },
-          parties: { enabled: true, interval: '1m', timeout: '50s' },
+          parties: { enabled: true, interval: '24h', timeout: '50s' },
         },
       },
       'warn',
     );
     try {
-      await new Promise((r) => setTimeout(r, 6_000));
+      // A walk, with statistics polls alongside it, to its end.
+      const parties = e.poll('parties');
+      for (let i = 0; i < 6; i++) await e.poll('statistics');
+      await parties;
       const m = await scrape(e.url);
+      expect(m.value('vega_parties', { network: NET })).toBe(4_000);
       expect(m.value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint: 'statistics', status: '403' })).toBeUndefined();
       expect(m.value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint: 'parties', status: '403' })).toBeUndefined();
       expect(m.all('datanode_exporter_upstream_requests_total').some((x) => x.labels.status === '429')).toBe(true); // it did hit the limit

@@ -36,8 +36,9 @@ function catches(pid: number, n: number): boolean {
   }
 }
 
+/** Until `cond` holds (an event, polled); the timeout, at least 25 s, only stops a hang. */
 async function until(cond: () => boolean, timeoutMs: number, stepMs = 2): Promise<void> {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + Math.max(timeoutMs, 25_000);
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, stepMs));

@@ -217,7 +217,7 @@ describe('slow or hostile clients', () => {
     const e = await startExporter(
       sim.url,
       {
-        web: { read_header_timeout: '1s', request_timeout: '2s' },
+        web: { read_header_timeout: '3s', request_timeout: '4s' },
         collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } },
       },
       'silent',
@@ -229,16 +229,15 @@ describe('slow or hostile clients', () => {
     slow.write('GET /metrics HTTP/1.1\r\nHost: x\r\n'); // and never finishes
     let answer = '';
     slow.on('data', (d: Buffer) => (answer += d.toString()));
-    const closed = new Promise<number>((r) => {
-      const t0 = Date.now();
-      slow.on('close', () => r(Date.now() - t0));
+    let cut = false;
+    const closed = new Promise<void>((r) => {
+      slow.on('close', () => ((cut = true), r()));
       slow.on('error', () => {});
     });
-    const t0 = performance.now();
+    // Served while the slow client still holds its connection (not after it was cut).
     for (let i = 0; i < 10; i++) expect((await fetch(`${e.url}/metrics`)).status).toBe(200);
-    expect(performance.now() - t0).toBeLessThan(1000);
-    const after = await closed;
-    expect(after).toBeLessThan(5_000);
+    expect(cut).toBe(false);
+    await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 

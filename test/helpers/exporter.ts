@@ -45,8 +45,13 @@ export async function startExporter(
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');
   running.set(url, exporter);
-  // Wait for the first poll of each collector, as /readyz does.
-  for (let i = 0; i < 200 && exporter.pending(true).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  // Wait for the first poll of every collector, as /readyz does (ended, or running for a few
+  // seconds against a node that does not answer), and for the network-scoped ones too once a node
+  // has answered (none can start while every node is down). The bound only stops a hang.
+  const answered = (): boolean => exporter.status().some((s) => s.collector === 'statistics' && s.success);
+  const settled = (): boolean =>
+    exporter.pending(true).length === 0 || (exporter.runners.every((r) => r.attempted()) && (exporter.networks.size > 0 || !answered()));
+  for (let i = 0; i < 1200 && !settled(); i++) await new Promise((r) => setTimeout(r, 25));
   return {
     exporter,
     url,
@@ -61,8 +66,12 @@ export async function startExporter(
   };
 }
 
-export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, stepMs = 50): Promise<void> {
-  const end = Date.now() + timeoutMs;
+/** A busy machine is slow, not wrong: whatever a caller asks, waitFor gives up only after this long. */
+const HANG_GUARD_MS = 25_000;
+
+/** Until `cond` holds: an event, polled; `timeoutMs` (at least HANG_GUARD_MS) only stops a hang. */
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = HANG_GUARD_MS, stepMs = 50): Promise<void> {
+  const end = Date.now() + Math.max(timeoutMs, HANG_GUARD_MS);
   for (;;) {
     if (await cond()) return;
     if (Date.now() > end) throw new Error('condition not met in time');

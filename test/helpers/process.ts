@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { inject } from 'vitest';
+import './build-once.js'; // the type of inject('builtDist')
 import { launchSettings } from './launch.js';
 
 const { env: LAUNCH_ENV, flags: NODE_FLAGS } = launchSettings();
@@ -29,10 +31,13 @@ export function rssMiB(pid: number): number {
 let built: Promise<string> | undefined;
 
 /**
- * The exporter compiled as `npm run build` compiles it (into .tmp/, once per test process): memory
- * is measured on what ships, not on tsx, whose transpiler adds some 30 MiB to a process.
+ * The exporter compiled as `npm run build` compiles it: memory is measured on what ships, not on
+ * tsx, whose transpiler adds some 30 MiB to a process. The attack tests' run builds it once
+ * (helpers/build-once.ts); elsewhere it is built into .tmp/ once per test file.
  */
 export function buildDist(): Promise<string> {
+  const shared = inject('builtDist');
+  if (shared) return Promise.resolve(shared);
   built ??= (async () => {
     const out = `.tmp/dist-test-${process.pid}`;
     await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out, '--sourceMap', 'false']);
@@ -41,6 +46,7 @@ export function buildDist(): Promise<string> {
   return built;
 }
 
+/** Remove what buildDist built for this file (a build shared by the run is removed by its setup). */
 export async function removeDist(): Promise<void> {
   if (built) rmSync(await built, { recursive: true, force: true });
   built = undefined;

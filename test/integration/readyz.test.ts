@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/exporter.js';
 const { defer, exporter } = lifecycle();
 
 describe('/readyz with a silent node', () => {
-  it('ready within seconds, while the first poll still waits for its deadline', async () => {
+  it('ready while the first poll still waits for its deadline', async () => {
     const node = await hostileNode({ '/statistics': () => {} }); // accepts, never answers
     defer(node.close);
     const e = await exporter(
@@ -28,10 +28,8 @@ describe('/readyz with a silent node', () => {
       },
       'silent',
     );
-    const t0 = Date.now();
-    await waitFor(async () => (await fetch(`${e.url}/readyz`)).status === 200, 20_000, 100);
-    const seconds = (Date.now() - t0) / 1000;
-    expect(seconds).toBeLessThan(20);
-    expect(e.exporter.runners.find((r) => r.collector.name === 'statistics')!.state.runs).toBe(0); // the poll is still waiting
-  }, 30_000);
+    await waitFor(async () => (await fetch(`${e.url}/readyz`)).status === 200);
+    // Ready while the first poll still waits for its 48 s deadline: readiness did not wait for it.
+    expect(e.exporter.runners.find((r) => r.collector.name === 'statistics')!.state.runs).toBe(0);
+  });
 });

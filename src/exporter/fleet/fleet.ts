@@ -31,6 +31,10 @@ export class Fleet {
     this.discovery = new Discovery(ctx.config.discovery.files, ctx.log, discoveryLimits(ctx.config));
   }
 
+  private now(): number {
+    return this.ctx.now ? this.ctx.now() : performance.now();
+  }
+
   get runners(): CollectorRunner[] {
     return [...[...this.targets.values()].flatMap((t) => t.runners), ...[...this.networks.values()].flatMap((n) => n.runners)];
   }
@@ -122,7 +126,7 @@ export class Fleet {
    */
   private reconcileSoon(): void {
     if (this.reconcileTimer) return;
-    const wait = this.reconciledAt + 10 * this.reconcileCostMs - performance.now();
+    const wait = this.reconciledAt + 10 * this.reconcileCostMs - this.now();
     if (wait <= 0) return this.reconcile();
     this.reconcileTimer = setTimeout(() => {
       this.reconcileTimer = undefined;
@@ -132,7 +136,7 @@ export class Fleet {
 
   /** Networks follow their members, and the fleet signals are recomputed. */
   private reconcile(): void {
-    const t0 = performance.now();
+    const t0 = this.now();
     const views = [...this.targets.values()].map((t) => t.view());
     const members = new Map<string, string[]>();
     for (const v of views) {
@@ -156,7 +160,7 @@ export class Fleet {
       this.ctx.log.info({ network: n }, 'network found');
     }
     this.ctx.store.set(FLEET_KEY, fleetSamples(views, this.ctx.config.fleet.agreement_tolerance_blocks), Date.now(), Infinity);
-    this.reconciledAt = performance.now();
+    this.reconciledAt = this.now();
     this.reconcileCostMs = this.reconciledAt - t0;
   }
 }

@@ -20,6 +20,8 @@ export interface RuntimeContext {
   pacers?: PacerRegistry;
   /** Takes every runner's first poll a few at a time (schedule/limiter.ts). */
   firstPolls?: Limiter;
+  /** Milliseconds on a monotonic clock, for pacing work by its own cost (performance.now unless the exporter is given one). */
+  now?: () => number;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */

@@ -41,9 +41,13 @@ describe('BasicAuth under load', () => {
     expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('denied');
     expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('denied'); // the one check allowed past the limit
     expect(await a.check(basic('prometheus', 'wrong'), 'c')).toBe('limited');
-    const t0 = performance.now();
-    expect(await a.check(basic('prometheus', 'right'), 'c')).toBe('ok');
-    expect(performance.now() - t0).toBeLessThan(10);
+    // The pool busy and its queue full with other clients' checks: a cached success needs neither
+    // (through bcrypt it would be refused as busy), and it is answered before any of them.
+    const order: string[] = [];
+    const others = [1, 2, 3].map((i) => a.check(basic('prometheus', `x${i}`), `o${i}`).then((r) => void order.push(`other ${r}`)));
+    const cached = a.check(basic('prometheus', 'right'), 'c').then((r) => void order.push(`cached ${r}`));
+    await Promise.all([...others, cached]);
+    expect(order[0]).toBe('cached ok');
     expect(await a.check(basic('nobody', 'right'), 'other')).toBe('denied');
   });
 
