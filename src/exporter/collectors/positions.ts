@@ -9,6 +9,7 @@ import { M } from '../exposition/catalogue.js';
 import { anyId, timing } from '../config/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
+import { KeptBytes } from '../upstream/bounds.js';
 import type { Sample } from '../exposition/labels.js';
 import { oneHot } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
@@ -102,6 +103,8 @@ export class PositionsCollector implements Collector {
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const seen = new Set<string>();
+    // The keys of the rows seen and the samples' ids are kept until the walk ends: within a byte budget.
+    const held = new KeptBytes('positions');
     const skips = new RowSkips();
     const samples: Sample[] = [];
     let lookups = 0;
@@ -113,8 +116,11 @@ export class PositionsCollector implements Collector {
     const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
       for (let i = 0; i < nodes.length; i++) {
         const p = skips.row(() => parsePosition(nodes[i], at(i)));
-        if (!p || seen.has(`${p.marketId}/${p.partyId}`)) continue; // a row repeated across pages counts once
-        seen.add(`${p.marketId}/${p.partyId}`);
+        if (!p) continue;
+        const key = `${p.marketId}/${p.partyId}`;
+        if (seen.has(key)) continue; // a row repeated across pages counts once
+        held.keep(key, p.marketId, p.partyId);
+        seen.add(key);
         let market = this.directory.markets.get(p.marketId);
         if (!market && lookups < LOOKUPS_PER_POLL) {
           lookups++;
