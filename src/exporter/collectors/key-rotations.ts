@@ -28,10 +28,10 @@ export function parseRotation(node: unknown, path: string): RotationRow {
 }
 
 /**
- * Characters of node ids a tally tracks: 50,000 ids of 64 hex characters (the network's default
- * series limit, two series each) fit; longer ids fill it sooner.
+ * Characters of node ids a tally tracks: 25,000 ids of 64 hex characters (the network's default
+ * series limit, two series each) fit; longer ids fill it sooner, so they make fewer series.
  */
-export const MAX_ID_BYTES = 4 * 1024 * 1024;
+export const MAX_ID_BYTES = 2 * 1024 * 1024;
 
 /** Running per-node counts; the pure state the collector keeps between polls. */
 export class RotationTally {
@@ -137,7 +137,8 @@ export class KeyRotationsCollector implements Collector {
     );
     next.cursor = result.lastCursor;
     this.tally = next;
-    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated, skipped: skips.list };
+    // A tally over its id count trips the series limit by itself; one over its id bytes says so.
+    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated, skipped: skips.list, limited: next.overflow };
   }
 }
 
