@@ -8,7 +8,7 @@ import { marketGuardConfig } from '../config/fields.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
-import { KeptBytes, MAX_LIST_ROWS, pageRows } from '../upstream/bounds.js';
+import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '../upstream/bounds.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
@@ -210,8 +210,8 @@ export class MarketTally {
   private readonly enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
   private readonly allow: Set<string>;
   private kept: ValidMarket[] = [];
-  /** The ids and rows held until the poll ends. */
-  private readonly held = new KeptBytes('markets');
+  /** The ids held until the poll ends (a walk's budget), and the rows kept (max_markets rows of a market's size). */
+  private readonly held: KeptBytes;
   private selected = 0;
   private rows = 0;
 
@@ -220,6 +220,7 @@ export class MarketTally {
     private readonly skips: RowSkips,
   ) {
     this.allow = new Set(opts.allow);
+    this.held = new KeptBytes('markets', WALK_KEPT_BYTES + opts.maxMarkets * rowBytes('markets'));
   }
 
   /** Take one page; false once the walk should stop. */

@@ -64,6 +64,11 @@ const ROWS: Record<string, Row> = {
   networkhistory_segments: { bytes: KIB, tokens: 40, containers: 4, string: KIB, keys: 128, page: MAX_LIST_ROWS },
 };
 
+/** The bytes one row of `endpoint`'s lists is sized for. */
+export function rowBytes(endpoint: string): number {
+  return ROWS[endpoint]?.bytes ?? SINGLE.bytes;
+}
+
 /** The page size to ask `endpoint` for: the configured one, never above what its bound is sized for. */
 export function pageRows(endpoint: string, configured: number): number {
   return Math.min(configured, ROWS[endpoint]?.page ?? MAX_LIST_ROWS);
