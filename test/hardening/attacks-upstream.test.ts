@@ -144,8 +144,8 @@ describe.skipIf(process.platform !== 'linux')('long strings and fresh keys', () 
     expect(success(text, 'markets')).toBe('0');
     expect(consistency).toHaveLength(1);
     expect(markets).toHaveLength(1);
-    // The digest asks for 500 markets a page: 8.25 MiB bound it. /markets may list 5,000: its keys bound it.
-    expect(consistency[0]).toMatch(/exceeds the 8650752-byte cap/);
+    // The digest asks for 500 markets a page: 500 × 16 KiB + 256 KiB bound it. /markets may list 5,000: its keys bound it.
+    expect(consistency[0]).toMatch(/exceeds the 8454144-byte cap/);
     expect(markets[0]).toMatch(/more than 512 distinct object keys/);
     expect(success(text, 'statistics')).toBe('1');
     expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);

@@ -1,7 +1,7 @@
 /**
  * The node's view of network data, as a digest the fleet compares across targets: the set of
- * market ids and the latest key rotation. A request per 500 markets and one more; no series of its own. Nodes that
- * look healthy but serve incomplete data disagree with the majority here.
+ * market ids and the latest key rotation. A request per 500 markets and one more; no series of its
+ * own. Nodes that look healthy but serve incomplete data disagree with the majority here.
  */
 import { createHash } from 'node:crypto';
 import { headerU64, obj, str, arr } from '../upstream/convert.js';
