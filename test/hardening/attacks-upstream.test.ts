@@ -7,6 +7,7 @@
  * memory limit, every `/healthz` within the liveness probe's timeout; and the collectors the attack
  * does not reach keep every series a healthy node gives.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
 import { removeDist, spawnExporter } from '../helpers/process.js';
@@ -271,4 +272,69 @@ describe.skipIf(process.platform !== 'linux')('a network at its series limit', (
     },
     300_000,
   );
+
+  it('d12: positions the network collector, a node listing positions of new parties until the network holds its whole series limit: RSS under the chart limit, /healthz within the liveness timeout', async () => {
+    // Each position of a known market and asset: 18 series (5 amounts, 8 fees and funding, 4 states, its time).
+    const marketBody = readFileSync('test/contract/fixtures/api-v2-market.json');
+    const { market: m } = JSON.parse(marketBody.toString()) as {
+      market: { id: string; tradableInstrument: { instrument: { future: { settlementAsset: string } } } };
+    };
+    const asset = m.tradableInstrument.instrument.future.settlementAsset;
+    const template = JSON.stringify(JSON.parse(readFileSync('test/contract/fixtures/positions.json', 'utf8')).positions.edges[0].node);
+    const perPage = http.page_size;
+    const pages = Math.ceil(limits.series_per_network / perPage) + 2; // one row each: more than the walk may take
+    const row = (h: number): string =>
+      template
+        .replace(/"marketId":"[^"]*"/, `"marketId":"${m.id}"`)
+        .replace(/"partyId":"[^"]*"/, `"partyId":"${hex64(h, 'p')}"`)
+        .replace(/"updatedAt":"[^"]*"/, `"updatedAt":"${1_700_000_000_000_000_000n + BigInt(h)}"`);
+    const bodies = Array.from({ length: pages }, (_, k) =>
+      connection(
+        'positions',
+        Array.from({ length: perPage }, (_, i) => row(k * perPage + i + 1)),
+        k + 1,
+        k < pages - 1,
+      ),
+    );
+    const node = await hostileNode({
+      '/statistics': (_q, res) => json(res, statisticsBody(), 200, STATISTICS_HEADERS),
+      '/api/v2/positions': (req, res) => json(res, bodies[Math.min(after(req.url), pages - 1)]!),
+      [`/api/v2/market/${m.id}`]: (_q, res) => json(res, marketBody),
+    });
+    cleanup.push(node.close);
+    const p = await spawnExporter({
+      targets: [{ name: 'n', url: node.url }],
+      collectors: {
+        ...QUIET,
+        statistics: { interval: '5s' },
+        markets: { enabled: false },
+        positions: { interval: '15s', party_ids: [hex64(1, 'p')], asset_decimals: { [asset]: 6 } },
+      },
+    });
+    cleanup.push(p.stop);
+    const w = watchPod(p);
+    cleanup.push(async () => w.stop());
+    const path = '/api/v2/positions';
+    // Two polls, while Prometheus scrapes every 2 s; then until the second is applied.
+    let text = '';
+    const scrapes = setInterval(() => void fetch(`${p.url}/metrics`).then((r) => r.text()), 2_000);
+    cleanup.push(async () => clearInterval(scrapes));
+    await polled(node, path, 2);
+    for (let i = 0; i < 30 && !/^vega_position_status\{/m.test(text); i++) {
+      text = await (await fetch(`${p.url}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    clearInterval(scrapes);
+    const series = (text.match(/^vega_position_[a-z_]+\{/gm) ?? []).length;
+    w.stop();
+    console.log(
+      `d12: ${series} position series at series_per_network ${limits.series_per_network}; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms`,
+    );
+    expect(series).toBeGreaterThan(limits.series_per_network * 0.9);
+    expect(series).toBeLessThanOrEqual(limits.series_per_network);
+    expect(success(text, 'positions')).toBe('1');
+    expect(success(text, 'statistics')).toBe('1');
+    expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
+    expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
+  }, 300_000);
 });

@@ -93,7 +93,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 }
 
 export class PositionsCollector implements Collector {
-  /** `rowLimit`: the collector's series budget; a walk past it stops, as the series would be cut anyway. */
+  /** `rowLimit`: the collector's series budget; a walk past it (in series) stops, as the series would be cut anyway. */
   constructor(
     private readonly partyIds: readonly string[],
     private readonly marketIds: readonly string[],
@@ -114,7 +114,10 @@ export class PositionsCollector implements Collector {
     ];
     // Each page is turned into samples as it arrives; only the keys of the rows seen are kept.
     const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
-      for (let i = 0; i < nodes.length; i++) {
+      // Counted in series, not rows: a position is up to 18 series, all held until the walk ends; the
+      // walk stops at the first row past the budget, even within a page.
+      const over = (): boolean => samples.length + skips.total > this.rowLimit;
+      for (let i = 0; i < nodes.length && !over(); i++) {
         const p = skips.row(() => parsePosition(nodes[i], at(i)));
         if (!p) continue;
         const key = `${p.marketId}/${p.partyId}`;
@@ -129,7 +132,7 @@ export class PositionsCollector implements Collector {
         const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
         for (const sample of positionSamples(ctx.target, p, market, decimals)) samples.push(sample);
       }
-      return seen.size + skips.total <= this.rowLimit;
+      return !over();
     });
     return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }
