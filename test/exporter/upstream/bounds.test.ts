@@ -108,6 +108,7 @@ describe('what each endpoint is asked for and may send', () => {
     expect(pageRows('markets', 5000)).toBe(500);
     expect(pageRows('markets', 100)).toBe(100);
     expect(pageRows('rotations', 5000)).toBe(5000);
+    expect(pageRows('positions', 5000)).toBe(1000);
     // v0.79: ids are 64 hex characters, a signature 88 base64; a market carries an ABI as text.
     expect(bodyBound('rotations', 5000, 32 << 20)).toMatchObject({ string: 1024, keys: 128 });
     expect(bodyBound('signatures', 5000, 32 << 20)).toMatchObject({ string: 1024 });
