@@ -32,7 +32,7 @@ export interface Watched {
 }
 
 /** RSS and /healthz sampled until stopped: their maxima. */
-export function watch(p: { rssMiB: () => number; url: string }): { stop: () => Promise<Watched> } {
+export function watch(p: { rssMiB: () => number; url: string }): { current: Readonly<Watched>; stop: () => Promise<Watched> } {
   const w: Watched = { rss: 0, healthMs: 0, checks: 0 };
   let running = true;
   const t = setInterval(() => {
@@ -50,6 +50,7 @@ export function watch(p: { rssMiB: () => number; url: string }): { stop: () => P
     }
   })();
   return {
+    current: w,
     stop: async () => {
       running = false;
       clearInterval(t);
@@ -57,4 +58,10 @@ export function watch(p: { rssMiB: () => number; url: string }): { stop: () => P
       return w;
     },
   };
+}
+
+/** watch(), read while it runs. */
+export function watchPod(p: { rssMiB: () => number; url: string }): { rss: () => number; healthz: () => number; stop: () => Promise<Watched> } {
+  const w = watch(p);
+  return { rss: () => w.current.rss, healthz: () => w.current.healthMs, stop: w.stop };
 }

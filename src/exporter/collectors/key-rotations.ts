@@ -27,14 +27,28 @@ export function parseRotation(node: unknown, path: string): RotationRow {
   return { nodeId: id(n.nodeId, `${path}.nodeId`), newPubKey: str(n.newPubKey, `${path}.newPubKey`), blockHeight: u64(n.blockHeight, `${path}.blockHeight`) };
 }
 
+/**
+ * Characters of node ids a tally tracks: 25,000 ids of 64 hex characters (the network's default
+ * series limit, two series each) fit; longer ids fill it sooner, so they make fewer series.
+ */
+export const MAX_ID_BYTES = 2 * 1024 * 1024;
+
 /** Running per-node counts; the pure state the collector keeps between polls. */
 export class RotationTally {
   readonly byNode = new Map<string, { count: number; lastHeight: bigint }>();
-  /** Rows of node ids beyond maxNodes were not counted (the tally is not the node's whole history). */
+  /** Rows of node ids beyond maxNodes or maxIdBytes were not counted (the tally is not the node's whole history). */
   overflow = false;
+  /** Characters of the node ids tracked. */
+  private idBytes = 0;
 
-  /** At most this many node ids are tracked (two series each): a node minting ids cannot grow memory. */
-  constructor(private readonly maxNodes = Infinity) {}
+  /**
+   * At most this many node ids are tracked (two series each), and at most this many characters of
+   * them: a node minting ids, short or long, cannot grow memory beyond the budget.
+   */
+  constructor(
+    private readonly maxNodes = Infinity,
+    private readonly maxIdBytes = MAX_ID_BYTES,
+  ) {}
   /** Resume point: the end cursor of the newest row counted. */
   cursor: string | undefined;
   /** Keys of the previous page's rows: a page that overlaps the last is not counted twice. */
@@ -47,9 +61,11 @@ export class RotationTally {
       keys.add(key);
       if (this.lastPageKeys.has(key)) continue;
       const cur = this.byNode.get(r.nodeId);
-      if (!cur && this.byNode.size >= this.maxNodes) this.overflow = true;
-      else if (!cur) this.byNode.set(r.nodeId, { count: 1, lastHeight: r.blockHeight });
-      else {
+      if (!cur && (this.byNode.size >= this.maxNodes || this.idBytes + r.nodeId.length > this.maxIdBytes)) this.overflow = true;
+      else if (!cur) {
+        this.byNode.set(r.nodeId, { count: 1, lastHeight: r.blockHeight });
+        this.idBytes += r.nodeId.length;
+      } else {
         cur.count += 1;
         if (r.blockHeight > cur.lastHeight) cur.lastHeight = r.blockHeight;
       }
@@ -58,8 +74,9 @@ export class RotationTally {
   }
 
   clone(): RotationTally {
-    const c = new RotationTally(this.maxNodes);
+    const c = new RotationTally(this.maxNodes, this.maxIdBytes);
     for (const [k, v] of this.byNode) c.byNode.set(k, { ...v });
+    c.idBytes = this.idBytes;
     c.cursor = this.cursor;
     c.overflow = this.overflow;
     c.lastPageKeys = this.lastPageKeys;
@@ -120,7 +137,8 @@ export class KeyRotationsCollector implements Collector {
     );
     next.cursor = result.lastCursor;
     this.tally = next;
-    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated, skipped: skips.list };
+    // A tally over its id count trips the series limit by itself; one over its id bytes says so.
+    return { samples: next.samples(ctx.target), pages: result.pages, truncated: result.truncated, skipped: skips.list, limited: next.overflow };
   }
 }
 

@@ -8,6 +8,7 @@ import { marketGuardConfig } from '../config/fields.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../upstream/convert.js';
 import { UpstreamHttpError } from '../errors.js';
 import { walkConnection } from '../upstream/paginate.js';
+import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '../upstream/bounds.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels, oneHot } from '../upstream/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../shared/enums.js';
@@ -209,6 +210,8 @@ export class MarketTally {
   private readonly enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
   private readonly allow: Set<string>;
   private kept: ValidMarket[] = [];
+  /** The ids held until the poll ends (a walk's budget), and the rows kept (max_markets rows of a market's size). */
+  private readonly held: KeptBytes;
   private selected = 0;
   private rows = 0;
 
@@ -217,6 +220,7 @@ export class MarketTally {
     private readonly skips: RowSkips,
   ) {
     this.allow = new Set(opts.allow);
+    this.held = new KeptBytes('markets', WALK_KEPT_BYTES + opts.maxMarkets * rowBytes('markets'));
   }
 
   /** Take one page; false once the walk should stop. */
@@ -227,13 +231,17 @@ export class MarketTally {
       if (!v || this.seen.has(v.facts.id)) return; // a market listed twice counts once
       this.seen.add(v.facts.id);
       this.facts.push(v.facts);
+      this.held.keep(v.facts.id, v.facts.settlementAsset);
       this.count(this.byState, this.enums.state.label(v.state));
       this.count(this.byMode, this.enums.mode.label(v.mode));
       if (this.allow.size > 0 && !this.allow.has(v.facts.id) && !this.allow.has(codeOf(v.m))) return;
       this.selected++;
       // Beyond the guard no per-market series is exported: the rows need not be held.
       if (this.opts.countsOnly || this.over()) this.kept = [];
-      else this.kept.push(v);
+      else {
+        this.held.keepRow(v.m);
+        this.kept.push(v);
+      }
     });
     // Further pages only add to the counts; no network lists more than MAX_MARKETS.
     return this.rows <= MAX_MARKETS;
@@ -271,8 +279,8 @@ function codeOf(m: Json): string {
   return typeof ins?.code === 'string' ? ins.code : '';
 }
 
-/** Markets asked for a page. */
-export const MARKETS_PAGE = 500;
+/** Markets asked for a page (bounds.ts: a market is a large row, and a page blocks the exporter while it is parsed). */
+export const MARKETS_PAGE = pageRows('markets', MAX_LIST_ROWS);
 
 export class MarketsCollector implements Collector {
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
@@ -299,9 +307,8 @@ export class MarketsCollector implements Collector {
       }
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
-      // Small pages: a market is a large row, and a page blocks the exporter while it is parsed.
-      const walk = { ...ctx, pageSize: Math.min(ctx.pageSize, MARKETS_PAGE) };
-      const r = await walkConnection(walk, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) =>
+      // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) =>
         tally.add(nodes, (i) => `markets[${i}]`),
       );
       pages = r.pages;

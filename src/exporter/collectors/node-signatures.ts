@@ -3,6 +3,7 @@ import { M } from '../exposition/catalogue.js';
 import { anyId, idListConfig } from '../config/fields.js';
 import { enumValue, id as readId, obj, str } from '../upstream/convert.js';
 import { walkConnection, type Truncation } from '../upstream/paginate.js';
+import { KeptBytes } from '../upstream/bounds.js';
 import type { Sample } from '../exposition/labels.js';
 import { EnumLabels } from '../upstream/scale.js';
 import { NODE_SIGNATURE_KIND } from '../../shared/enums.js';
@@ -23,6 +24,8 @@ export class NodeSignaturesCollector implements Collector {
     for (const id of this.ids) {
       const byKind = new Map<string, number>();
       const sigs = new Set<string>();
+      // The signatures seen are kept until the walk ends (to count each once): within a byte budget.
+      const held = new KeptBytes('signatures');
       const r = await walkConnection(ctx, { path: '/api/v2/node/signatures', key: 'signatures', endpoint: 'signatures', query: [['id', id]] }, (nodes, at) => {
         nodes.forEach((node, i) => {
           const row = skips.row(() => {
@@ -31,6 +34,7 @@ export class NodeSignaturesCollector implements Collector {
             return { sig: str(n.sig, `${at(i)}.sig`), kind: kinds.label(enumValue(n.kind, `${at(i)}.kind`)) };
           });
           if (!row || sigs.has(row.sig)) return; // bad, or repeated across pages
+          held.keep(row.sig);
           sigs.add(row.sig);
           byKind.set(row.kind, (byKind.get(row.kind) ?? 0) + 1);
         });

@@ -9,6 +9,7 @@ import { M } from '../exposition/catalogue.js';
 import { anyId, timing } from '../config/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../upstream/convert.js';
 import { walkConnection } from '../upstream/paginate.js';
+import { KeptBytes } from '../upstream/bounds.js';
 import type { Sample } from '../exposition/labels.js';
 import { oneHot } from '../upstream/scale.js';
 import { POSITION_STATUS } from '../../shared/enums.js';
@@ -92,7 +93,7 @@ export function positionSamples(target: string, p: PositionRow, market: MarketFa
 }
 
 export class PositionsCollector implements Collector {
-  /** `rowLimit`: the collector's series budget; a walk past it stops, as the series would be cut anyway. */
+  /** `rowLimit`: the collector's series budget; a walk past it (in series) stops, as the series would be cut anyway. */
   constructor(
     private readonly partyIds: readonly string[],
     private readonly marketIds: readonly string[],
@@ -102,6 +103,8 @@ export class PositionsCollector implements Collector {
 
   async collect(ctx: CollectContext): Promise<CollectResult> {
     const seen = new Set<string>();
+    // The keys of the rows seen and the samples' ids are kept until the walk ends: within a byte budget.
+    const held = new KeptBytes('positions');
     const skips = new RowSkips();
     const samples: Sample[] = [];
     let lookups = 0;
@@ -111,10 +114,16 @@ export class PositionsCollector implements Collector {
     ];
     // Each page is turned into samples as it arrives; only the keys of the rows seen are kept.
     const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
-      for (let i = 0; i < nodes.length; i++) {
+      // Counted in series, not rows: a position is up to 18 series, all held until the walk ends; the
+      // walk stops at the first row past the budget, even within a page.
+      const over = (): boolean => samples.length + skips.total > this.rowLimit;
+      for (let i = 0; i < nodes.length && !over(); i++) {
         const p = skips.row(() => parsePosition(nodes[i], at(i)));
-        if (!p || seen.has(`${p.marketId}/${p.partyId}`)) continue; // a row repeated across pages counts once
-        seen.add(`${p.marketId}/${p.partyId}`);
+        if (!p) continue;
+        const key = `${p.marketId}/${p.partyId}`;
+        if (seen.has(key)) continue; // a row repeated across pages counts once
+        held.keep(key, p.marketId, p.partyId);
+        seen.add(key);
         let market = this.directory.markets.get(p.marketId);
         if (!market && lookups < LOOKUPS_PER_POLL) {
           lookups++;
@@ -123,7 +132,7 @@ export class PositionsCollector implements Collector {
         const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
         for (const sample of positionSamples(ctx.target, p, market, decimals)) samples.push(sample);
       }
-      return seen.size + skips.total <= this.rowLimit;
+      return !over();
     });
     return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }

@@ -46,6 +46,8 @@ export interface CollectResult {
   pages?: number;
   truncated?: Truncation;
   facts?: NodeFacts;
+  /** The collector left series out to stay within a byte budget of its own: flagged and logged as the series limit is. */
+  limited?: boolean;
   /** Rows left out because a field was bad; the runner counts and logs them. */
   skipped?: RowSkip[];
 }

@@ -217,7 +217,7 @@ const limitsSchema = z
      */
     series_per_target: z.number().int().min(100).default(20_000),
     /** The same for one network's network-scoped collectors; a network at this limit fits the chart's memory limit. */
-    series_per_network: z.number().int().min(100).default(100_000),
+    series_per_network: z.number().int().min(100).default(50_000),
     /** The rendered /metrics body stops growing here; datanode_exporter_metrics_truncated says so. */
     metrics_body_bytes: z
       .number()

@@ -44,16 +44,19 @@ function looksCapped(v: string): boolean {
  */
 export function capLabel(v: string, max = labelValueBytes): string {
   if ((v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) && !looksCapped(v)) return v;
+  // One pass over code points and one slice: a value built a character at a time costs a string
+  // node per character, kilobytes per label and seconds per poll for a network of long ids.
   const keep = max - SUFFIX_BYTES;
-  let cut = '';
+  let end = 0;
   let bytes = 0;
-  for (const ch of v) {
-    const b = Buffer.byteLength(ch, 'utf8');
+  while (end < v.length) {
+    const c = v.codePointAt(end)!;
+    const b = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; // a lone surrogate: 3, as UTF-8 encodes it (U+FFFD)
     if (bytes + b > keep) break;
-    cut += ch;
     bytes += b;
+    end += c > 0xffff ? 2 : 1;
   }
-  return `${cut}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, HASH_DIGITS)}`;
+  return `${v.slice(0, end)}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, HASH_DIGITS)}`;
 }
 
 /** A series as prom-client reads it from a metric's get(). */

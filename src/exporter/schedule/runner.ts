@@ -246,7 +246,7 @@ export class CollectorRunner {
       s.facts = result.facts;
       s.answeredBy = answeredBy;
       this.countSkips(result.skipped ?? []);
-      this.o.store.set(this.dataKey, this.bounded(result.samples), now, this.settings.maxAgeMs);
+      this.o.store.set(this.dataKey, this.bounded(result.samples, result.limited === true), now, this.settings.maxAgeMs);
       if (wasFailing) this.log.info({}, 'collector recovered');
     } else {
       const code = errorCode(error);
@@ -273,12 +273,12 @@ export class CollectorRunner {
   /**
    * Like Prometheus's sample_limit, per collector: its series up to its share of the scope's limit
    * (and never past what the scope has left), the cut flagged by
-   * datanode_exporter_(network_)collector_series_limited and logged once.
+   * datanode_exporter_(network_)collector_series_limited and logged once. `cut`: the collector cut its series itself.
    */
-  private bounded(samples: Sample[]): Sample[] {
+  private bounded(samples: Sample[], cut: boolean): Sample[] {
     const { seriesLimit, seriesShare } = this.settings;
     const budget = Math.max(0, Math.min(seriesShare, seriesLimit - this.o.store.seriesIn(this.dataKey)));
-    const limited = samples.length > budget;
+    const limited = cut || samples.length > budget;
     if (limited && !this.state.limited) {
       this.log.warn(
         { code: 'SERIES_LIMIT', series: samples.length, kept: budget, share: seriesShare, limit: seriesLimit },
@@ -287,7 +287,7 @@ export class CollectorRunner {
     }
     if (!limited && this.state.limited) this.log.info({}, 'back under the series limit');
     this.state.limited = limited;
-    return limited ? samples.slice(0, budget) : samples;
+    return samples.length > budget ? samples.slice(0, budget) : samples;
   }
 
   private metaSamples(up: number | undefined): Sample[] {

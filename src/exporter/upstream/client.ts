@@ -112,10 +112,11 @@ export class DatanodeClient {
     return `${prefix}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal): Promise<Response> {
+  /** `rows`: how many rows the answer holds when the query does not say (one market by id). */
+  async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal, rows?: number): Promise<Response> {
     const fullPath = this.pathFor(path, query);
     const first = query.find(([k]) => k === 'pagination.first');
-    const bound = bodyBound(endpoint, first ? Number(first[1]) : undefined, this.opts.maxResponseBytes);
+    const bound = bodyBound(endpoint, first ? Number(first[1]) : rows, this.opts.maxResponseBytes);
     let attempt = 0;
     for (;;) {
       const wait = Math.max(this.pacer.blockedUntil, this.pacer.endpointBlockedUntil.get(endpoint) ?? 0) - Date.now();

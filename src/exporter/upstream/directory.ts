@@ -74,7 +74,7 @@ export class Directory {
     const known = this.markets.get(id);
     if (known) return known;
     try {
-      const res = await client.get(`/api/v2/market/${pathSegment(id)}`, [], 'markets', signal);
+      const res = await client.get(`/api/v2/market/${pathSegment(id)}`, [], 'markets', signal, 1);
       const facts = marketFacts(obj(obj(res.json, 'body').market, 'market'), 'market');
       // Lookups add to the list between polls of the markets collector (or without it): bounded.
       remember(this.markets, id, facts);

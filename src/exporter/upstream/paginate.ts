@@ -4,6 +4,7 @@
  */
 import { arr, obj, str } from './convert.js';
 import { FieldError } from '../errors.js';
+import { pageRows } from './bounds.js';
 
 export interface PageInfo {
   hasNextPage: boolean;
@@ -74,10 +75,12 @@ export async function walkConnection(
   onNodes: (nodes: unknown[], path: (i: number) => string) => PageResult,
 ): Promise<WalkResult> {
   const { key } = req;
+  // Never more rows a page than the endpoint's bound is sized for (bounds.ts).
+  const first = String(pageRows(req.endpoint, w.pageSize));
   let nodes: unknown[] = [];
   return walkPages(
     async (after) => {
-      const q: [string, string][] = [...(req.query ?? []), ['pagination.first', String(w.pageSize)], ['pagination.newestFirst', 'false']];
+      const q: [string, string][] = [...(req.query ?? []), ['pagination.first', first], ['pagination.newestFirst', 'false']];
       if (after !== undefined) q.push(['pagination.after', after]);
       const res = await w.client.get(req.path, q, req.endpoint, w.signal);
       const raw = obj(res.json, 'body')[key];

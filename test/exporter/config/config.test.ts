@@ -180,7 +180,7 @@ describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () 
   };
   it('defaults', () => {
     const c = configSchema.parse(base);
-    expect(c.limits).toEqual({ label_value_bytes: 128, series_per_target: 20_000, series_per_network: 100_000, metrics_body_bytes: 48 * 1024 * 1024 });
+    expect(c.limits).toEqual({ label_value_bytes: 128, series_per_target: 20_000, series_per_network: 50_000, metrics_body_bytes: 48 * 1024 * 1024 });
     expect(c.web.auth).toEqual({ max_concurrent_checks: 2, max_queued_checks: 32, max_failures_per_client: 10, failure_window: 60_000 });
     expect(c.web.enable_lifecycle).toBe(false);
     expect(c.http.max_backoff).toBe(600_000);

@@ -9,7 +9,8 @@ import { PositionsCollector } from '../../../src/exporter/collectors/positions.j
 import { LOOKUPS_PER_POLL } from '../../../src/exporter/collectors/market-data.js';
 import type { CollectContext } from '../../../src/exporter/collectors/types.js';
 import { RowSkips } from '../../../src/exporter/collectors/rows.js';
-import { checkShape, MAX_DEPTH } from '../../../src/exporter/upstream/bounds.js';
+import { readFileSync } from 'node:fs';
+import { bodyBound, checkShape, KeptBytes, MAX_DEPTH, pageRows, WALK_KEPT_BYTES } from '../../../src/exporter/upstream/bounds.js';
 import { DatanodeClient } from '../../../src/exporter/upstream/client.js';
 import { Directory, MAX_MARKETS } from '../../../src/exporter/upstream/directory.js';
 import { hex64, hostileNode, json, market, type HostileNode } from '../../helpers/hostile.js';
@@ -58,7 +59,7 @@ function timed(f: () => unknown): number {
 }
 
 describe('a structural scan before JSON.parse', () => {
-  const bound = { bytes: Infinity, tokens: 1_000, containers: 50, items: 100 };
+  const bound = { bytes: Infinity, tokens: 1_000, containers: 50, items: 100, string: 16, keys: 3 };
   const scan = (s: string): string | undefined => {
     try {
       checkShape(Buffer.from(s), bound, 'x');
@@ -82,9 +83,83 @@ describe('a structural scan before JSON.parse', () => {
       ),
     ).toMatch(/more than 1000 JSON tokens/);
     expect(scan(`[${Array(50).fill('{}').join(',')}]`)).toMatch(/more than 50 objects and arrays/);
-    expect(scan(`{"a":"${'[,{'.repeat(5000)}\\"]]]"}`)).toBeUndefined();
+    expect(scan(`["${'[,{'.repeat(4)}\\"]"]`)).toBeUndefined();
     // Objects' members are not elements of an array.
-    expect(scan(`{${Array.from({ length: 200 }, (_, i) => `"k${i}":1`).join(',')}}`)).toBeUndefined();
+    expect(scan(`{${Array.from({ length: 200 }, () => `"k":1`).join(',')}}`)).toBeUndefined();
+  });
+
+  it('refuses a string longer than the bound (keys included, escapes counted as sent) and more distinct keys than the bound', () => {
+    expect(scan(`["${'x'.repeat(16)}"]`)).toBeUndefined();
+    expect(scan(`["${'x'.repeat(17)}"]`)).toMatch(/a string longer than 16 bytes/);
+    expect(scan(`["${'\\n'.repeat(8)}"]`)).toBeUndefined();
+    expect(scan(`["${'\\n'.repeat(8)}x"]`)).toMatch(/a string longer than 16 bytes/);
+    expect(scan(`{"${'k'.repeat(17)}":1}`)).toMatch(/a string longer than 16 bytes/);
+    // Three keys used by any number of objects; a fourth is refused, wherever it is.
+    const three = Array.from({ length: 20 }, (_, i) => `{"a":${i},"b":"c","ü":{}}`).join(',');
+    expect(scan(`[${three}]`)).toBeUndefined();
+    expect(scan(`[${three},{"d":1}]`)).toMatch(/more than 3 distinct object keys/);
+    // A value that reads like a key is not one; a colon inside a string is not a key's.
+    expect(scan(`[{"a":"d"},{"b":"e:f"},"g",":"]`)).toBeUndefined();
+  });
+});
+
+describe('what each endpoint is asked for and may send', () => {
+  it('pages never above the size the bound is sized for; strings and keys per endpoint', () => {
+    expect(pageRows('markets', 5000)).toBe(500);
+    expect(pageRows('markets', 100)).toBe(100);
+    expect(pageRows('rotations', 5000)).toBe(5000);
+    expect(pageRows('positions', 5000)).toBe(1000);
+    // v0.79: ids are 64 hex characters, a signature 88 base64; a market carries an ABI as text.
+    expect(bodyBound('rotations', 5000, 32 << 20)).toMatchObject({ string: 1024, keys: 128 });
+    expect(bodyBound('signatures', 5000, 32 << 20)).toMatchObject({ string: 1024 });
+    expect(bodyBound('positions', 5000, 32 << 20)).toMatchObject({ string: 1024 });
+    expect(bodyBound('markets', 500, 32 << 20)).toMatchObject({ string: 8192, keys: 512, containers: 500 * 80 + 2000 });
+    expect(bodyBound('statistics', undefined, 32 << 20)).toMatchObject({ string: 4096, keys: 256 });
+    // One market by id: a one-row bound, not an unpaginated list's.
+    expect(bodyBound('markets', 1, 32 << 20).bytes).toBe(16 * 1024 + 256 * 1024);
+  });
+
+  it('the contract fixtures fit their endpoint: every string and key count within the bound', () => {
+    const fixtures = [
+      ['markets.json', 'markets'],
+      ['api-v2-markets.json', 'markets'],
+      ['api-v2-market.json', 'markets'],
+      ['markets-data.json', 'markets_data'],
+      ['positions.json', 'positions'],
+      ['parties.json', 'parties'],
+      ['vega-keys-rotations.json', 'rotations'],
+      ['node-signatures.json', 'signatures'],
+      ['networkhistory-segments.json', 'networkhistory_segments'],
+      ['statistics.json', 'statistics'],
+      ['epoch.json', 'epoch'],
+      ['network-data.json', 'network_data'],
+      ['asset.json', 'assets'],
+      ['order.json', 'orders'],
+      ['networkhistory.json', 'networkhistory'],
+    ] as const;
+    for (const [file, endpoint] of fixtures) {
+      const body = readFileSync(`test/contract/fixtures/${file}`);
+      expect(() => checkShape(body, bodyBound(endpoint, undefined, 32 << 20), endpoint), file).not.toThrow();
+    }
+  });
+
+  it('a walk keeps at most its byte budget of ids and strings across pages, then fails with a coded error', () => {
+    const held = new KeptBytes('signatures', 100);
+    held.keep('a'.repeat(60), 'b'.repeat(40));
+    expect(held.total).toBe(100);
+    let err: { code?: string; message?: string } = {};
+    try {
+      held.keep('c');
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err).toMatchObject({ code: 'UPSTREAM_LIST_TOO_LARGE' });
+    expect(err.message).toMatch(/^signatures: the list's rows hold more than 100 bytes/);
+    const rows = new KeptBytes('markets', 10);
+    rows.keepRow({ id: 'abcd', tags: ['ef', 'gh'], n: 5, nested: { s: 'ij' } });
+    expect(rows.total).toBe(10);
+    expect(() => rows.keepRow({ k: 'x' })).toThrow(/more than 10 bytes/);
+    expect(WALK_KEPT_BYTES).toBe(8 * 1024 * 1024);
   });
 });
 
