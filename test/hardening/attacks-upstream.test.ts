@@ -260,13 +260,13 @@ describe.skipIf(process.platform !== 'linux')('a network at its series limit', (
         series = (text.match(/^vega_key_rotation(?:s_total|_last_block_height)\{/gm) ?? []).length;
         await new Promise((r) => setTimeout(r, 2_000));
       }
-      w.stop();
+      await w.stop();
       console.log(
         `d12: ${series} rotation series of ${ID_CHARS}-character ids at series_per_network ${limits.series_per_network}; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms`,
       );
       // Two series per node id: the network's limit, or the ids the tally's byte budget holds.
       expect(series).toBe(Math.min(limits.series_per_network, 2 * Math.floor(MAX_ID_BYTES / ID_CHARS)));
-      expect(text).toMatch(/^vega_network_collector_series_limited\{[^}]*collector="key_rotations"\} 1$/m);
+      expect(text).toMatch(/^datanode_exporter_network_collector_series_limited\{[^}]*collector="key_rotations"\} 1$/m);
       expect(success(text, 'statistics')).toBe('1');
       expect(w.rss()).toBeLessThan(CHART_MEMORY_LIMIT_MIB);
       expect(w.healthz()).toBeLessThan(LIVENESS_TIMEOUT_MS);
