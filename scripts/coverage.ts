@@ -5,7 +5,7 @@
  * out of the specification itself and fails when one of its fields is missing here. Fields data
  * nodes send beyond the specification are listed too when the exporter reads them (`beyond`).
  */
-import { M, type MetricDef } from '../src/exporter/exposition/catalogue.js';
+import { M, type MetricDef } from '../src/exporter/engine/catalogue.js';
 
 /** Why a field is not exported. */
 export const WHY = {

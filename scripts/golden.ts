@@ -5,7 +5,7 @@
  * the series count, the time of the configuration load, process metrics) masked. `npm run golden` rewrites test/golden/metrics.txt; a test diffs it.
  */
 import { writeFileSync } from 'node:fs';
-import { COLLECTORS } from '../src/exporter/collectors/index.js';
+import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
 import { createLogger } from '../src/exporter/logger.js';

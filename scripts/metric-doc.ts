@@ -1,7 +1,7 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
-import type { AnyCollectorModule } from '../src/exporter/collectors/define.js';
-import { COLLECTORS } from '../src/exporter/collectors/index.js';
-import { ownedBy, type MetricDef } from '../src/exporter/exposition/catalogue.js';
+import type { AnyCollectorModule } from '../src/exporter/engine/define.js';
+import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
+import { ownedBy, type MetricDef } from '../src/exporter/engine/catalogue.js';
 import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
@@ -16,7 +16,7 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
   const out: string[] = [
     '# Metric reference',
     '',
-    '<!-- Generated from the collector registry (src/exporter/collectors/index.ts) and src/exporter/exposition/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
+    '<!-- Generated from the collector registry (src/exporter/vega/collectors/index.ts) and src/exporter/engine/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
     'Labels by scope: series scoped to a target (the node-scoped collectors, the per-target fleet signals) carry',
     '`target`, the configured name of the data node; series scoped to a network (the network-scoped collectors,',

@@ -2,19 +2,19 @@
  * The composition root: configuration and the collector registry in, a fleet of runners polling
  * into one series store, rendered by a prom-client registry and served over HTTP.
  */
-import { COLLECTORS } from './collectors/index.js';
-import type { AnyCollectorModule } from './collectors/define.js';
+import { COLLECTORS } from './vega/collectors/index.js';
+import type { AnyCollectorModule } from './engine/define.js';
 import type { Config } from './config/schema.js';
-import { M, catalogueOf } from './exposition/catalogue.js';
-import { SeriesStore, type StoreKey } from './exposition/store.js';
-import { setLabelValueLimit } from './exposition/labels.js';
-import { Exposition, type Format } from './exposition/registry.js';
+import { M, catalogueOf } from './engine/catalogue.js';
+import { SeriesStore, type StoreKey } from './engine/store.js';
+import { setLabelValueLimit } from './engine/labels.js';
+import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
-import { PacerRegistry } from './upstream/pace.js';
-import { Limiter } from './schedule/limiter.js';
+import { PacerRegistry } from './http/pace.js';
+import { Limiter } from './engine/limiter.js';
 import type { Logger } from './logger.js';
-import type { CollectorRunner, RunnerStatus } from './schedule/runner.js';
+import type { CollectorRunner, RunnerStatus } from './engine/runner.js';
 import { Prober, type ProbeResult } from './web/probe.js';
 import { startWeb, type RunningWeb, type WebAuth } from './web/start.js';
 import { BUILD, VERSION } from './version.js';

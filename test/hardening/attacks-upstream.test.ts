@@ -13,7 +13,7 @@ import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, t
 import { removeDist, spawnExporter } from '../helpers/process.js';
 import { CHART_MEMORY_LIMIT_MIB, LIVENESS_TIMEOUT_MS, watchPod } from '../helpers/pod.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
-import { MAX_ID_BYTES } from '../../src/exporter/collectors/key-rotations.js';
+import { MAX_ID_BYTES } from '../../src/exporter/vega/collectors/key-rotations.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

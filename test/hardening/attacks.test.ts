@@ -14,7 +14,7 @@ import { Exporter } from '../../src/exporter/exporter.js';
 import { createLogger } from '../../src/exporter/logger.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
-import { ownedBy } from '../../src/exporter/exposition/catalogue.js';
+import { ownedBy } from '../../src/exporter/engine/catalogue.js';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';

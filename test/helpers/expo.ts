@@ -1,5 +1,5 @@
-import { CATALOGUE } from '../../src/exporter/collectors/index.js';
-import type { SeriesStore } from '../../src/exporter/exposition/store.js';
+import { CATALOGUE } from '../../src/exporter/vega/collectors/index.js';
+import type { SeriesStore } from '../../src/exporter/engine/store.js';
 import { running } from './exporter.js';
 
 /** Parse Prometheus text exposition into samples, for assertions. */

@@ -1,8 +1,8 @@
 /** Render samples or a store through the exporter's prom-client registry, as /metrics does. */
-import { CATALOGUE } from '../../src/exporter/collectors/index.js';
-import type { Sample } from '../../src/exporter/exposition/labels.js';
-import { FamilyRegistry, storeSource, type Format } from '../../src/exporter/exposition/registry.js';
-import { SeriesStore } from '../../src/exporter/exposition/store.js';
+import { CATALOGUE } from '../../src/exporter/vega/collectors/index.js';
+import type { Sample } from '../../src/exporter/engine/labels.js';
+import { FamilyRegistry, storeSource, type Format } from '../../src/exporter/engine/registry.js';
+import { SeriesStore } from '../../src/exporter/engine/store.js';
 
 export { CATALOGUE };
 

@@ -4,8 +4,8 @@
  * `Retry-After` is read the same way). Against a hostile node of the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { DatanodeClient } from '../../src/exporter/upstream/client.js';
-import { PacerRegistry } from '../../src/exporter/upstream/pace.js';
+import { DatanodeClient } from '../../src/exporter/http/client.js';
+import { PacerRegistry } from '../../src/exporter/http/pace.js';
 import { scrape } from '../helpers/expo.js';
 import { hostileNode, json, type HostileNode } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';

@@ -4,8 +4,8 @@
  * 86,400, plus the time of day, minus the zone offset.
  */
 import { describe, expect, it } from 'vitest';
-import { rfc3339Nanos } from '../../src/exporter/upstream/convert.js';
-import { statisticsSamples } from '../../src/exporter/collectors/statistics.js';
+import { rfc3339Nanos } from '../../src/exporter/vega/convert.js';
+import { statisticsSamples } from '../../src/exporter/vega/collectors/statistics.js';
 import { FieldError } from '../../src/exporter/errors.js';
 import { STATISTICS, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { thrown } from '../helpers/thrown.js';

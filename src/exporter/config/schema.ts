@@ -3,11 +3,11 @@
  * own part (`collectors.<name>`) from the registry; the rest is the exporter's.
  */
 import { z } from 'zod';
-import { COLLECTORS } from '../collectors/index.js';
-import type { AnyCollectorModule, CollectorSettings } from '../collectors/define.js';
-import { SCHEDULABLE_INTERVALS, intervalToCron } from '../schedule/cron.js';
-import { duration } from './fields.js';
-import { parseAllowRule } from '../upstream/allow.js';
+import { COLLECTORS } from '../vega/collectors/index.js';
+import type { AnyCollectorModule, CollectorSettings } from '../engine/define.js';
+import { SCHEDULABLE_INTERVALS, intervalToCron } from '../engine/cron.js';
+import { duration } from '../engine/fields.js';
+import { parseAllowRule } from '../http/allow.js';
 
 const listenAddress = z
   .string()

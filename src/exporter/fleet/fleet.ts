@@ -3,10 +3,10 @@
  * per target for node-scoped collectors, a runtime per network for network-scoped ones, and the
  * fleet signals recomputed after each node-scoped poll. Reloads keep unchanged targets running.
  */
-import { isEnabled } from '../collectors/define.js';
+import { isEnabled } from '../engine/define.js';
 import type { Config, TargetConfig } from '../config/schema.js';
-import type { StoreKey } from '../exposition/store.js';
-import type { CollectorRunner } from '../schedule/runner.js';
+import type { StoreKey } from '../engine/store.js';
+import type { CollectorRunner } from '../engine/runner.js';
 import { Discovery, type DiscoveryLimits } from './discovery.js';
 import { NetworkRuntime } from './network-runtime.js';
 import type { RuntimeContext } from './runtime-context.js';

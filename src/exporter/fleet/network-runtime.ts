@@ -1,5 +1,5 @@
 /** One network: network-scoped runners that ask the freshest healthy member first. */
-import type { CollectorRunner } from '../schedule/runner.js';
+import type { CollectorRunner } from '../engine/runner.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
 import { candidateOrder } from './signals.js';
 import type { TargetRuntime } from './target-runtime.js';

@@ -1,13 +1,13 @@
-import { isEnabled, settingsOf, type AnyCollectorModule } from '../collectors/define.js';
-import type { Scope } from '../collectors/types.js';
+import { isEnabled, settingsOf, type AnyCollectorModule } from '../engine/define.js';
+import type { Scope } from '../engine/types.js';
 import type { Config } from '../config/schema.js';
-import type { SeriesStore } from '../exposition/store.js';
+import type { SeriesStore } from '../engine/store.js';
 import type { Logger } from '../logger.js';
-import { CollectorRunner, type Candidate } from '../schedule/runner.js';
-import { runnerSettings } from '../schedule/settings.js';
-import type { Limiter } from '../schedule/limiter.js';
-import { Directory } from '../upstream/directory.js';
-import type { PacerRegistry } from '../upstream/pace.js';
+import { CollectorRunner, type Candidate } from '../engine/runner.js';
+import { runnerSettings } from '../engine/settings.js';
+import type { Limiter } from '../engine/limiter.js';
+import { Directory } from '../vega/directory.js';
+import type { PacerRegistry } from '../http/pace.js';
 
 /** What every target and network runtime is built from, and how they make their runners. */
 export interface RuntimeContext {

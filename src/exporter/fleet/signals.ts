@@ -4,9 +4,9 @@
  * disagreement, data agreement).
  */
 import { fnv1a } from '../hash.js';
-import { M } from '../exposition/catalogue.js';
-import type { NodeFacts } from '../collectors/types.js';
-import type { Sample } from '../exposition/labels.js';
+import { M } from '../engine/catalogue.js';
+import type { NodeFacts } from '../engine/types.js';
+import type { Sample } from '../engine/labels.js';
 
 export interface TargetView {
   name: string;

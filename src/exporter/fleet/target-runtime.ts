@@ -1,10 +1,10 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
 import type { TargetConfig } from '../config/schema.js';
-import { M } from '../exposition/catalogue.js';
-import { capLabel, type Sample } from '../exposition/labels.js';
-import type { StoreKey } from '../exposition/store.js';
-import type { CollectorRunner } from '../schedule/runner.js';
-import { DatanodeClient } from '../upstream/client.js';
+import { M } from '../engine/catalogue.js';
+import { capLabel, type Sample } from '../engine/labels.js';
+import type { StoreKey } from '../engine/store.js';
+import type { CollectorRunner } from '../engine/runner.js';
+import { DatanodeClient } from '../http/client.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
 import { trackPoll, type PollTrack, type TargetView } from './signals.js';
 

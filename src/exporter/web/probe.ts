@@ -3,15 +3,15 @@
  * if older than probe.max_age, within the scrape's deadline.
  */
 import type { Config } from '../config/schema.js';
-import { M, type MetricDef } from '../exposition/catalogue.js';
-import { toSeries } from '../exposition/labels.js';
-import { CONTENT_TYPES, FamilyRegistry, storeSource, type Format } from '../exposition/registry.js';
-import { SeriesStore } from '../exposition/store.js';
+import { M, type MetricDef } from '../engine/catalogue.js';
+import { toSeries } from '../engine/labels.js';
+import { CONTENT_TYPES, FamilyRegistry, storeSource, type Format } from '../engine/registry.js';
+import { SeriesStore } from '../engine/store.js';
 import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
-import { checkProbeUrl, parseAllowRule, type AllowRule } from '../upstream/allow.js';
-import { linkedSignal } from '../upstream/deadline.js';
-import { sleep } from '../upstream/pace.js';
+import { checkProbeUrl, parseAllowRule, type AllowRule } from '../http/allow.js';
+import { linkedSignal } from '../http/deadline.js';
+import { sleep } from '../http/pace.js';
 import type { Logger } from '../logger.js';
 
 export interface ProbeResult {

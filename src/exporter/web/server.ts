@@ -9,9 +9,9 @@ import https from 'node:https';
 import type net from 'node:net';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { formatFor, type Body, type Format } from '../exposition/registry.js';
+import { formatFor, type Body, type Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
-import type { RunnerStatus } from '../schedule/runner.js';
+import type { RunnerStatus } from '../engine/runner.js';
 import type { BuildInfo } from '../version.js';
 
 export type { RunnerStatus };

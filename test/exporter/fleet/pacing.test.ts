@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/exporter/config/schema.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
-import { COLLECTORS } from '../../../src/exporter/collectors/index.js';
+import { COLLECTORS } from '../../../src/exporter/vega/collectors/index.js';
 import { createLogger } from '../../../src/exporter/logger.js';
 import { waitFor } from '../../helpers/exporter.js';
 import { ManualClock, withSim } from '../../helpers/sim.js';

@@ -10,7 +10,7 @@ import {
   type PollTrack,
   type TargetView,
 } from '../../../src/exporter/fleet/signals.js';
-import type { Sample } from '../../../src/exporter/exposition/labels.js';
+import type { Sample } from '../../../src/exporter/engine/labels.js';
 
 const view = (
   name: string,

@@ -1,0 +1,86 @@
+/**
+ * What a collector declares about itself. The registry (collectors/index.ts) lists these; the
+ * configuration schema, enablement, series estimates, the node/network split, the runners and the
+ * metric reference all read from it, so adding a collector is one file and one line there.
+ */
+import type { z } from 'zod';
+import { ownedBy, type MetricDef } from './catalogue.js';
+import type { Directory } from '../vega/directory.js';
+import type { Collector, CollectorIdentity } from './types.js';
+
+/** The settings every collector has (`collectors.<name>` in the configuration). */
+export interface CollectorSettings {
+  enabled?: boolean | undefined;
+  interval: number;
+  timeout?: number | undefined;
+  max_age?: number | undefined;
+}
+
+/** What a collector may share with the others of its scope. */
+export interface CollectorDeps {
+  /** Market and asset decimals, one per network (filled by the markets collector). */
+  directory: Directory;
+  /** The collector's share of its scope's series limit (schedule/settings.ts): bounds state kept per label value. */
+  seriesLimit?: number;
+}
+
+export interface SettingsIssue {
+  /** Path below `collectors.<name>`. */
+  path: (string | number)[];
+  message: string;
+}
+
+export interface CollectorModule<
+  N extends string = string,
+  S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>,
+> extends CollectorIdentity {
+  readonly name: N;
+  /** Heading of its section in docs/metrics.md. */
+  readonly title: string;
+  /** Its part of the configuration schema, defaults included. */
+  readonly config: S;
+  /** The catalogue entries it writes. */
+  readonly metrics: readonly MetricDef[];
+  /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
+  readonly seriesWeight?: number;
+  /** Whether it runs; default: its `enabled` setting. */
+  enabled?(settings: z.output<S>): boolean;
+  /** Checks of its settings beyond the schema's. */
+  check?(settings: z.output<S>): SettingsIssue[];
+  create(settings: z.output<S>, deps: CollectorDeps): Collector;
+}
+
+export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
+
+/** A collector's declaration; `metrics` defaults to what the catalogue says it owns. */
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(
+  module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] },
+): CollectorModule<N, S> {
+  return { ...module, metrics: module.metrics ?? ownedBy(module.name) };
+}
+
+/** The settings of one collector in a validated configuration. */
+export function settingsOf(config: { collectors: object }, module: AnyCollectorModule): CollectorSettings {
+  return (config.collectors as Record<string, CollectorSettings>)[module.name]!;
+}
+
+export function isEnabled(config: { collectors: object }, module: AnyCollectorModule): boolean {
+  const s = settingsOf(config, module);
+  return module.enabled ? module.enabled(s) : s.enabled !== false;
+}
+
+/**
+ * Enablement for a collector that watches listed ids: on when some are listed, unless switched
+ * off; switched on explicitly with none listed is a settings error naming `field`.
+ */
+export function watchesListedIds<S extends { enabled?: boolean | undefined }>(
+  name: string,
+  field: string,
+  count: (settings: S) => number,
+): { enabled(settings: S): boolean; check(settings: S): SettingsIssue[] } {
+  return {
+    enabled: (s) => s.enabled ?? count(s) > 0,
+    check: (s) =>
+      s.enabled === true && count(s) === 0 ? [{ path: [field], message: `expected at least one id: the ${name} collector only watches listed ids` }] : [],
+  };
+}

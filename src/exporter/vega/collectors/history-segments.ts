@@ -1,0 +1,74 @@
+/**
+ * GET /api/v2/networkhistory/segments → the node's latest network-history segment. New nodes
+ * bootstrap from these segments; a node whose latest `toHeight` stops moving has stopped making
+ * them. The lag behind the block height is a fleet signal (fleet/signals.ts), where the node's
+ * statistics and this answer meet.
+ */
+import { simpleCollectorConfig } from '../../engine/fields.js';
+import { M, ownedBy } from '../../engine/catalogue.js';
+import { arr, i64, obj, str } from '../convert.js';
+import type { Sample } from '../../engine/labels.js';
+import { defineCollector } from '../../engine/define.js';
+import { isNetworkHistoryDisabled } from './network-history.js';
+import { RowSkips } from '../../engine/rows.js';
+import type { Collector, NodeFacts } from '../../engine/types.js';
+
+interface Segment {
+  from: bigint;
+  to: bigint;
+}
+
+/** The newest segment (highest toHeight), the row count and the rows left out. */
+export function latestSegment(body: unknown): { latest: Segment | undefined; count: number; skips: RowSkips } {
+  const rows = arr(obj(body, 'body').segments, 'segments');
+  const skips = new RowSkips();
+  let latest: Segment | undefined;
+  rows.forEach((r, i) => {
+    const seg = skips.row(() => {
+      const o = obj(r, `segments[${i}]`);
+      str(o.historySegmentId, `segments[${i}].historySegmentId`); // a row without its id is not a segment
+      return { from: i64(o.fromHeight, `segments[${i}].fromHeight`), to: i64(o.toHeight, `segments[${i}].toHeight`) };
+    });
+    if (seg && (latest === undefined || seg.to > latest.to)) latest = seg;
+  });
+  return { latest, count: rows.length, skips };
+}
+
+export function segmentFacts(latest: Segment | undefined): NodeFacts {
+  return latest ? { segmentHeight: latest.to } : {};
+}
+
+export function historySegmentsSamples(target: string, body: unknown): { samples: Sample[]; facts: NodeFacts; skips: RowSkips } {
+  const { latest, count, skips } = latestSegment(body);
+  const samples: Sample[] = [{ metric: M.segments, values: [target], value: count }];
+  if (latest) {
+    samples.push({ metric: M.segmentLatestTo, values: [target], value: Number(latest.to) });
+    samples.push({ metric: M.segmentLatestFrom, values: [target], value: Number(latest.from) });
+  }
+  return { samples, facts: segmentFacts(latest), skips };
+}
+
+export const historySegmentsCollector: Collector = {
+  async collect({ target, client, signal }) {
+    try {
+      const res = await client.get('/api/v2/networkhistory/segments', [], 'networkhistory_segments', signal);
+      const { samples, facts, skips } = historySegmentsSamples(target, res.json);
+      return { samples, facts, skipped: skips.list };
+    } catch (err) {
+      // Network history switched off: no segments to report, not a failing collector
+      // (VegaNetworkHistoryDown already says it; the lag then stays absent rather than growing).
+      if (isNetworkHistoryDisabled(err)) return { samples: [] };
+      throw err;
+    }
+  },
+};
+
+export default defineCollector({
+  name: 'history_segments',
+  scope: 'node',
+  // Segments come every few hundred to thousand blocks (minutes): a poll a minute sees each one.
+  title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
+  config: simpleCollectorConfig('60s', true),
+  metrics: ownedBy('history_segments'),
+  create: () => historySegmentsCollector,
+});

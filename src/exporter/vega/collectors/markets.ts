@@ -1,0 +1,331 @@
+/**
+ * Markets: counts by state and trading mode, and per-market series under a cardinality guard.
+ * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
+ * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
+ */
+import { M } from '../../engine/catalogue.js';
+import { marketGuardConfig } from '../../engine/fields.js';
+import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
+import { UpstreamHttpError } from '../../errors.js';
+import { walkConnection } from '../paginate.js';
+import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '../../http/bounds.js';
+import type { Sample } from '../../engine/labels.js';
+import { EnumLabels, oneHot } from '../scale.js';
+import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
+import { marketFacts, MAX_MARKETS, type Directory, type MarketFacts } from '../directory.js';
+import { defineCollector } from '../../engine/define.js';
+import { RowSkips } from '../../engine/rows.js';
+import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+export interface MarketOptions {
+  maxMarkets: number;
+  allow: readonly string[];
+  countsOnly: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+/** Product kind, the asset positions settle in (the quote asset for spot) and the quote name. */
+function productOf(instrument: Json): { product: string; settlementAsset: string; quoteName: string } {
+  const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+  for (const product of ['future', 'perpetual'] as const) {
+    const p = instrument[product];
+    if (p && typeof p === 'object') return { product, settlementAsset: s((p as Json).settlementAsset), quoteName: s((p as Json).quoteName) };
+  }
+  const spot = instrument.spot;
+  if (spot && typeof spot === 'object') return { product: 'spot', settlementAsset: s((spot as Json).quoteAsset), quoteName: '' };
+  return { product: 'unknown', settlementAsset: '', quoteName: '' };
+}
+
+/** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
+export function marketSamples(
+  target: string,
+  m: Json,
+  path: string,
+  enums: { state: EnumLabels; mode: EnumLabels } = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) },
+): Sample[] {
+  const id = readId(m.id, `${path}.id`);
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
+  };
+  const ti = obj(m.tradableInstrument, `${path}.tradableInstrument`);
+  const instrument = obj(ti.instrument, `${path}.tradableInstrument.instrument`);
+  const meta = instrument.metadata as Json | null | undefined;
+  const tags = meta && Array.isArray(meta.tags) ? meta.tags.filter((t): t is string => typeof t === 'string') : [];
+  const prod = productOf(instrument);
+  push(
+    M.marketInfo,
+    1,
+    str(instrument.code, `${path}.tradableInstrument.instrument.code`),
+    str(instrument.name, `${path}.tradableInstrument.instrument.name`),
+    prod.product,
+    prod.settlementAsset,
+    prod.quoteName,
+    tags.join(','),
+  );
+
+  const state = enumValue(m.state, `${path}.state`);
+  const mode = enumValue(m.tradingMode, `${path}.tradingMode`);
+  for (const [s, v] of oneHot(MARKET_STATE, state, enums.state)) push(M.marketState, v, s);
+  for (const [s, v] of oneHot(TRADING_MODE, mode, enums.mode)) push(M.marketMode, v, s);
+
+  const facts = marketFacts(m, path);
+  push(M.marketDecimals, facts.decimalPlaces);
+  push(M.marketPositionDecimals, facts.positionDecimalPlaces);
+
+  const fees = obj(obj(m.fees, `${path}.fees`).factors, `${path}.fees.factors`);
+  push(M.marketFee, decimal(fees.makerFee, `${path}.fees.factors.makerFee`), 'maker');
+  push(M.marketFee, decimal(fees.infrastructureFee, `${path}.fees.factors.infrastructureFee`), 'infrastructure');
+  push(M.marketFee, decimal(fees.liquidityFee, `${path}.fees.factors.liquidityFee`), 'liquidity');
+  // v0.78 and later; an older node does not send them: no series (not 0).
+  if (fees.treasuryFee !== undefined) push(M.marketFee, decimal(fees.treasuryFee, `${path}.fees.factors.treasuryFee`), 'treasury');
+  if (fees.buyBackFee !== undefined) push(M.marketFee, decimal(fees.buyBackFee, `${path}.fees.factors.buyBackFee`), 'buy_back');
+  if (m.linearSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.linearSlippageFactor, `${path}.linearSlippageFactor`), 'linear');
+  if (m.quadraticSlippageFactor !== undefined) push(M.marketSlippage, decimal(m.quadraticSlippageFactor, `${path}.quadraticSlippageFactor`), 'quadratic');
+  const sla = m.liquiditySlaParams as Json | null | undefined;
+  // Current nodes send lpPriceRange "" (unset): the range lives in liquiditySlaParams.priceRange.
+  const lp = m.lpPriceRange === undefined ? undefined : decimal(m.lpPriceRange, `${path}.lpPriceRange`);
+  push(M.marketLpPriceRange, lp ?? (sla ? decimal(sla.priceRange, `${path}.liquiditySlaParams.priceRange`) : undefined));
+
+  const ts = obj(m.marketTimestamps, `${path}.marketTimestamps`);
+  for (const ev of ['proposed', 'pending', 'open', 'close'] as const) {
+    if (ts[ev] !== undefined) push(M.marketTimestamp, unixNsSeconds(ts[ev], `${path}.marketTimestamps.${ev}`), ev);
+  }
+  const oa = m.openingAuction as Json | null | undefined;
+  if (oa) {
+    push(M.marketAuctionDuration, Number(i64(oa.duration, `${path}.openingAuction.duration`)));
+    push(M.marketAuctionVolume, Number(u64(oa.volume, `${path}.openingAuction.volume`)));
+  }
+  const pms = m.priceMonitoringSettings as Json | null | undefined;
+  const params = pms?.parameters as Json | null | undefined;
+  const triggers = params ? arr(params.triggers ?? [], `${path}.priceMonitoringSettings.parameters.triggers`) : [];
+  push(M.marketTriggers, triggers.length);
+  // Each trigger by its index: the list is the market's, so the label is bounded by MAX_TRIGGERS.
+  triggers.slice(0, MAX_TRIGGERS).forEach((raw, i) => {
+    const p = `${path}.priceMonitoringSettings.parameters.triggers[${i}]`;
+    const t = obj(raw, p);
+    push(M.marketTriggerHorizon, Number(i64(t.horizon, `${p}.horizon`)), String(i));
+    push(M.marketTriggerProbability, decimal(t.probability, `${p}.probability`), String(i));
+    push(M.marketTriggerExtension, Number(i64(t.auctionExtension, `${p}.auctionExtension`)), String(i));
+  });
+
+  const lmp = m.liquidityMonitoringParameters as Json | null | undefined;
+  const tsp = lmp?.targetStakeParameters as Json | null | undefined;
+  if (lmp) {
+    const p = `${path}.liquidityMonitoringParameters`;
+    if (lmp.triggeringRatio !== undefined) push(M.marketLiquidityTriggeringRatio, ratio(lmp.triggeringRatio, `${p}.triggeringRatio`));
+    if (lmp.auctionExtension !== undefined) push(M.marketLiquidityAuctionExtension, Number(i64(lmp.auctionExtension, `${p}.auctionExtension`)));
+  }
+  if (tsp) {
+    push(M.marketTargetStakeWindow, Number(i64(tsp.timeWindow, `${path}.liquidityMonitoringParameters.targetStakeParameters.timeWindow`)));
+    push(M.marketTargetStakeScaling, num(tsp.scalingFactor, `${path}.liquidityMonitoringParameters.targetStakeParameters.scalingFactor`));
+  }
+
+  out.push(...riskSamples(target, id, ti, path));
+  return out;
+}
+
+/** Risk-model parameters and margin scaling factors of one market. */
+function riskSamples(target: string, id: string, ti: Json, path: string): Sample[] {
+  const out: Sample[] = [];
+  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
+  };
+  const ln = ti.logNormalRiskModel as Json | null | undefined;
+  const simple = ti.simpleRiskModel as Json | null | undefined;
+  if (ln) {
+    const p = `${path}.tradableInstrument.logNormalRiskModel`;
+    const lp = obj(ln.params, `${p}.params`);
+    push(M.marketRisk, num(ln.tau, `${p}.tau`), 'log_normal', 'tau');
+    push(M.marketRisk, num(ln.riskAversionParameter, `${p}.riskAversionParameter`), 'log_normal', 'risk_aversion');
+    push(M.marketRisk, num(lp.mu, `${p}.params.mu`), 'log_normal', 'mu');
+    push(M.marketRisk, num(lp.r, `${p}.params.r`), 'log_normal', 'r');
+    push(M.marketRisk, num(lp.sigma, `${p}.params.sigma`), 'log_normal', 'sigma');
+  } else if (simple) {
+    const p = `${path}.tradableInstrument.simpleRiskModel.params`;
+    const sp = obj(simple.params, p);
+    for (const [k, label] of [
+      ['factorLong', 'factor_long'],
+      ['factorShort', 'factor_short'],
+      ['maxMoveUp', 'max_move_up'],
+      ['minMoveDown', 'min_move_down'],
+      ['probabilityOfTrading', 'probability_of_trading'],
+    ] as const) {
+      push(M.marketRisk, num(sp[k], `${p}.${k}`), 'simple', label);
+    }
+  }
+  const mc = ti.marginCalculator as Json | null | undefined;
+  const sf = mc?.scalingFactors as Json | null | undefined;
+  if (sf) {
+    const p = `${path}.tradableInstrument.marginCalculator.scalingFactors`;
+    push(M.marketMarginScaling, num(sf.searchLevel, `${p}.searchLevel`), 'search');
+    push(M.marketMarginScaling, num(sf.initialMargin, `${p}.initialMargin`), 'initial');
+    push(M.marketMarginScaling, num(sf.collateralRelease, `${p}.collateralRelease`), 'collateral_release');
+  }
+  return out;
+}
+
+/** A proto double; "NaN"/"Infinity" come back non-finite and push() leaves that series out. */
+const num = double;
+
+/** A decimal string ("" is unset), or a JSON number (the field was a double in older releases). */
+function ratio(v: unknown, field: string): number | undefined {
+  return typeof v === 'number' ? v : decimal(v, field);
+}
+
+/** Per-trigger series are exported for this many triggers of a market at most (real markets have a few). */
+export const MAX_TRIGGERS = 16;
+
+/**
+ * All samples of one poll: counts, the guard flag, and per-market series for the allowed markets.
+ * A market whose id, state, mode or decimals are bad is skipped everywhere; one with another bad
+ * field still counts, but its per-market series are skipped. Skips are recorded in `skips`.
+ */
+export function marketsSamples(target: string, markets: readonly unknown[], opts: MarketOptions, skips = new RowSkips()): Sample[] {
+  const tally = new MarketTally(opts, skips);
+  tally.add(markets, (i) => `markets[${i}]`);
+  return tally.samples(target);
+}
+
+interface ValidMarket {
+  m: Json;
+  path: string;
+  state: string;
+  mode: string;
+  facts: MarketFacts;
+}
+
+/**
+ * One poll's markets, taken a page at a time as they arrive: counts by state and mode, each
+ * market's scaling facts, and the allowed markets' rows only while they are within the guard, so
+ * what a poll holds is bounded by the guard, not by what the node sends.
+ */
+export class MarketTally {
+  readonly facts: MarketFacts[] = [];
+  private readonly seen = new Set<string>();
+  private readonly byState = new Map<string, number>(MARKET_STATE.map((s) => [s, 0]));
+  private readonly byMode = new Map<string, number>(TRADING_MODE.map((s) => [s, 0]));
+  // Unknown states and modes: a few by name, then `other` (a node cannot mint a series per market).
+  private readonly enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE) };
+  private readonly allow: Set<string>;
+  private kept: ValidMarket[] = [];
+  /** The ids held until the poll ends (a walk's budget), and the rows kept (max_markets rows of a market's size). */
+  private readonly held: KeptBytes;
+  private selected = 0;
+  private rows = 0;
+
+  constructor(
+    private readonly opts: MarketOptions,
+    private readonly skips: RowSkips,
+  ) {
+    this.allow = new Set(opts.allow);
+    this.held = new KeptBytes('markets', WALK_KEPT_BYTES + opts.maxMarkets * rowBytes('markets'));
+  }
+
+  /** Take one page; false once the walk should stop. */
+  add(page: readonly unknown[], path: (i: number) => string): boolean {
+    this.rows += page.length;
+    page.forEach((raw, i) => {
+      const v = this.skips.row(() => validMarket(raw, path(i)));
+      if (!v || this.seen.has(v.facts.id)) return; // a market listed twice counts once
+      this.seen.add(v.facts.id);
+      this.facts.push(v.facts);
+      this.held.keep(v.facts.id, v.facts.settlementAsset);
+      this.count(this.byState, this.enums.state.label(v.state));
+      this.count(this.byMode, this.enums.mode.label(v.mode));
+      if (this.allow.size > 0 && !this.allow.has(v.facts.id) && !this.allow.has(codeOf(v.m))) return;
+      this.selected++;
+      // Beyond the guard no per-market series is exported: the rows need not be held.
+      if (this.opts.countsOnly || this.over()) this.kept = [];
+      else {
+        this.held.keepRow(v.m);
+        this.kept.push(v);
+      }
+    });
+    // Further pages only add to the counts; no network lists more than MAX_MARKETS.
+    return this.rows <= MAX_MARKETS;
+  }
+
+  samples(target: string): Sample[] {
+    const out: Sample[] = [];
+    for (const [s, n] of this.byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
+    for (const [t, n] of this.byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
+    out.push({ metric: M.marketsOverLimit, values: [target], value: this.over() ? 1 : 0 });
+    for (const { m, path } of this.kept) {
+      for (const sample of this.skips.row(() => marketSamples(target, m, path, this.enums)) ?? []) out.push(sample);
+    }
+    return out;
+  }
+
+  private over(): boolean {
+    return this.selected > this.opts.maxMarkets;
+  }
+
+  private count(map: Map<string, number>, key: string): void {
+    map.set(key, (map.get(key) ?? 0) + 1);
+  }
+}
+
+/** A market whose identity, state, mode and decimals parse; a FieldError otherwise. */
+function validMarket(raw: unknown, path: string): ValidMarket {
+  const m = obj(raw, path);
+  return { m, path, state: enumValue(m.state, `${path}.state`), mode: enumValue(m.tradingMode, `${path}.tradingMode`), facts: marketFacts(m, path) };
+}
+
+function codeOf(m: Json): string {
+  const ti = m.tradableInstrument as Json | undefined;
+  const ins = ti?.instrument as Json | undefined;
+  return typeof ins?.code === 'string' ? ins.code : '';
+}
+
+/** Markets asked for a page (bounds.ts: a market is a large row, and a page blocks the exporter while it is parsed). */
+export const MARKETS_PAGE = pageRows('markets', MAX_LIST_ROWS);
+
+export class MarketsCollector implements Collector {
+  /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
+  private useV2 = false;
+
+  constructor(
+    private readonly opts: MarketOptions,
+    private readonly directory: Directory,
+  ) {}
+
+  async collect(ctx: CollectContext): Promise<CollectResult> {
+    const skips = new RowSkips();
+    const tally = new MarketTally(this.opts, skips);
+    let pages: number | undefined;
+    let truncated;
+    if (!this.useV2) {
+      try {
+        const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
+        tally.add(arr(obj(res.json, 'body').markets, 'markets'), (i) => `markets[${i}]`);
+      } catch (err) {
+        if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
+        this.useV2 = true;
+        return this.collect(ctx);
+      }
+    } else {
+      // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
+      // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) =>
+        tally.add(nodes, (i) => `markets[${i}]`),
+      );
+      pages = r.pages;
+      truncated = r.truncated;
+    }
+    const samples = tally.samples(ctx.target);
+    this.directory.setMarkets(tally.facts);
+    return { samples, skipped: skips.list, ...(pages !== undefined ? { pages, truncated } : {}) };
+  }
+}
+
+export default defineCollector({
+  name: 'markets',
+  scope: 'network',
+  title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
+  config: marketGuardConfig('60s'),
+  // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
+  seriesWeight: 4,
+  create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+});

@@ -1,0 +1,55 @@
+/**
+ * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
+ * list is read, and nothing from the body reaches a label, a log line or an error message.
+ */
+import { M } from '../../engine/catalogue.js';
+import { simpleCollectorConfig } from '../../engine/fields.js';
+import { arr, obj } from '../convert.js';
+import { FieldError, UpstreamHttpError } from '../../errors.js';
+import type { Sample } from '../../engine/labels.js';
+import { defineCollector } from '../../engine/define.js';
+import type { Collector } from '../../engine/types.js';
+
+export function networkHistorySamples(target: string, body: unknown): Sample[] {
+  const peers = arr(obj(body, 'body').connectedPeers, 'connectedPeers');
+  peers.forEach((p, i) => {
+    if (typeof p !== 'string') throw new FieldError(`connectedPeers[${i}]`, 'a multiaddr string', p);
+  });
+  return [
+    { metric: M.nhPeers, values: [target], value: new Set(peers).size },
+    { metric: M.nhConnections, values: [target], value: peers.length },
+  ];
+}
+
+/** The node's answer when network history is switched off: a definite "down", not a failed poll. */
+export function isNetworkHistoryDisabled(err: unknown): boolean {
+  return err instanceof UpstreamHttpError && err.status === 500 && /network history service not initialised/.test(err.detailText ?? '');
+}
+
+export const networkHistoryCollector: Collector = {
+  async collect({ target, client, signal }) {
+    try {
+      const res = await client.get('/api/v2/networkhistory', [], 'networkhistory', signal);
+      return { samples: networkHistorySamples(target, res.json), up: 1 };
+    } catch (err) {
+      if (isNetworkHistoryDisabled(err))
+        return {
+          samples: [
+            { metric: M.nhPeers, values: [target], value: 0 },
+            { metric: M.nhConnections, values: [target], value: 0 },
+          ],
+          up: 0,
+        };
+      throw err;
+    }
+  },
+};
+
+export default defineCollector({
+  name: 'network_history',
+  scope: 'node',
+  title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
+  config: simpleCollectorConfig('15s', true),
+  upMetric: M.nhUp,
+  create: () => networkHistoryCollector,
+});

@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { M } from '../../../src/exporter/engine/catalogue.js';
+import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
+import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/engine/registry.js';
+import { SeriesStore } from '../../../src/exporter/engine/store.js';
+import { CATALOGUE, TEST_BUILD, renderStore } from '../../helpers/render.js';
+
+const key = { scope: 'network' as const, id: 'n', source: 'key_rotations' };
+
+describe('formats', () => {
+  const store = new SeriesStore();
+  store.set(
+    key,
+    [
+      { metric: M.rotations, values: ['n', 'a"b'], value: 3 },
+      { metric: M.rotationLastHeight, values: ['n', 'a"b'], value: 120 },
+    ],
+    0,
+    Infinity,
+  );
+
+  it('text: HELP and TYPE per family, escaped labels, families apart by a blank line', async () => {
+    const text = await renderStore(store, 'text');
+    expect(text).toBe(
+      `# HELP vega_key_rotations_total ${M.rotations.help}\n# TYPE vega_key_rotations_total counter\nvega_key_rotations_total{network="n",node_id="a\\"b"} 3\n\n` +
+        `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n`,
+    );
+  });
+
+  it('OpenMetrics: counters named without _total, their samples with it, no blank lines, # EOF last', async () => {
+    const text = await renderStore(store, 'openmetrics');
+    expect(text).toBe(
+      `# HELP vega_key_rotations ${M.rotations.help}\n# TYPE vega_key_rotations counter\nvega_key_rotations_total{network="n",node_id="a\\"b"} 3\n` +
+        `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n# EOF\n`,
+    );
+  });
+
+  it('answers OpenMetrics when the client ranks it first, as Prometheus does', () => {
+    expect(
+      formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'),
+    ).toBe('openmetrics');
+    expect(formatFor('application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
+    expect(formatFor('text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5')).toBe('text');
+    expect(formatFor('*/*')).toBe('text');
+    expect(formatFor(undefined)).toBe('text');
+    expect(formatFor('application/openmetrics-text;q=0')).toBe('text');
+  });
+});
+
+describe('the body is rendered after changes, at most once a second', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('serves the last render until the next one, and renders a burst of changes once', async () => {
+    vi.useFakeTimers();
+    const store = new SeriesStore();
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => store.seriesCount() });
+    const set = (v: number) => store.set({ scope: 'target', id: 't', source: 's' }, [{ metric: M.peers, values: ['t'], value: v }], 0, Infinity);
+    set(1);
+    const first = (await expo.body('text')).plain.toString();
+    expect(first).toContain('vega_peers{target="t"} 1');
+    expect(first).toContain('datanode_exporter_series 1');
+    expect(first).toContain('process_cpu_seconds_total');
+    for (let v = 2; v <= 50; v++) set(v);
+    // Within the second after the last render: still the old body.
+    expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 1\n');
+    await vi.advanceTimersByTimeAsync(1000);
+    await vi.waitFor(async () => expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 50\n'));
+    expo.stop();
+  });
+});
+
+describe('rendered entry by entry, the same text as prom-client renders the whole registry', () => {
+  /** prom-client on its own: plain gauges and counters, set with the same series in the same order. */
+  async function plain(format: 'text' | 'openmetrics', families: [typeof M.peers, [Record<string, string>, number][]][]): Promise<string> {
+    const registry = new Registry<RegistryContentType>();
+    registry.setContentType(format === 'text' ? Registry.PROMETHEUS_CONTENT_TYPE : Registry.OPENMETRICS_CONTENT_TYPE);
+    for (const [def, series] of families) {
+      const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [registry] };
+      if (def.type === 'counter') {
+        const c = new Counter(config);
+        for (const [labels, v] of series) c.inc(labels, v);
+      } else {
+        const g = new Gauge(config);
+        for (const [labels, v] of series) g.set(labels, v);
+      }
+    }
+    return registry.metrics();
+  }
+
+  it.each(['text', 'openmetrics'] as const)("%s, before and after one target's poll changes its series", async (format) => {
+    const store = new SeriesStore();
+    const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store));
+    const poll = (t: string, peers: number, orders: number) =>
+      store.set(
+        { scope: 'target', id: t, source: 'statistics' },
+        [
+          { metric: M.peers, values: [t], value: peers },
+          { metric: M.ordersTotal, values: [t], value: orders },
+        ],
+        0,
+        Infinity,
+      );
+    poll('a', 1, 10);
+    poll('b', 2, 20);
+    expect(await reg.render()).toBe(
+      await plain(format, [
+        [
+          M.peers,
+          [
+            [{ target: 'a' }, 1],
+            [{ target: 'b' }, 2],
+          ],
+        ],
+        [
+          M.ordersTotal,
+          [
+            [{ target: 'a' }, 10],
+            [{ target: 'b' }, 20],
+          ],
+        ],
+      ]),
+    );
+    poll('b', 3, 30);
+    store.delete({ scope: 'target', id: 'a', source: 'statistics' });
+    poll('c', 4, 40);
+    expect(await reg.render()).toBe(
+      await plain(format, [
+        [
+          M.peers,
+          [
+            [{ target: 'b' }, 3],
+            [{ target: 'c' }, 4],
+          ],
+        ],
+        [
+          M.ordersTotal,
+          [
+            [{ target: 'b' }, 30],
+            [{ target: 'c' }, 40],
+          ],
+        ],
+      ]),
+    );
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { M } from '../../../src/exporter/engine/catalogue.js';
+import { SeriesStore } from '../../../src/exporter/engine/store.js';
+
+describe('store', () => {
+  it("gives a family's series across sources in key order, with capped labels", () => {
+    const s = new SeriesStore();
+    s.set(
+      { scope: 'target', id: 'b', source: 'test' },
+      [
+        { metric: M.peers, values: ['b'], value: 2 },
+        { metric: M.blockHeight, values: ['b'], value: 20 },
+      ],
+      0,
+      Infinity,
+    );
+    s.set({ scope: 'target', id: 'a', source: 'test' }, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    expect(s.series(M.peers)).toEqual([
+      { labels: { target: 'a' }, value: 1 },
+      { labels: { target: 'b' }, value: 2 },
+    ]);
+    expect(s.series(M.peers, (k) => k.id === 'b')).toEqual([{ labels: { target: 'b' }, value: 2 }]);
+    expect(s.seriesCount()).toBe(3);
+    expect(s.has(M.blockHeight)).toBe(true);
+    expect(s.has(M.backlog)).toBe(false);
+  });
+
+  it("gives a family's series entry by entry; an entry's version changes only when that entry is set again", () => {
+    const s = new SeriesStore();
+    const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
+    const b = { scope: 'target' as const, id: 'b', source: 'statistics' };
+    s.set(b, [{ metric: M.peers, values: ['b'], value: 2 }], 0, Infinity);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    const [pa, pb] = s.parts(M.peers);
+    expect([pa!.series, pb!.series]).toEqual([[{ labels: { target: 'a' }, value: 1 }], [{ labels: { target: 'b' }, value: 2 }]]);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 5 }], 0, Infinity);
+    const [qa, qb] = s.parts(M.peers);
+    expect(qa!.version).not.toBe(pa!.version);
+    expect(qb!.version).toBe(pb!.version);
+    expect(qa!.key).toBe(pa!.key);
+    s.delete(a);
+    expect(s.parts(M.peers).map((p) => p.key)).toEqual([pb!.key]);
+  });
+
+  it('drops a source past its maximum age', () => {
+    const s = new SeriesStore();
+    s.set({ scope: 'target', id: 'old', source: 'test' }, [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);
+    s.set(
+      { scope: 'target', id: 'old', source: 'test', meta: true },
+      [{ metric: M.collectorSuccess, values: ['old', 'statistics'], value: 0 }],
+      1000,
+      Infinity,
+    );
+    expect(s.expire(3999)).toEqual([]);
+    expect(s.has(M.peers)).toBe(true);
+    expect(s.expire(4001)).toEqual([{ scope: 'target', id: 'old', source: 'test' }]);
+    expect(s.has(M.peers)).toBe(false);
+    expect(s.has(M.collectorSuccess)).toBe(true);
+  });
+});
+
+describe('store: series per scope (the series limit)', () => {
+  const line = (target: string, n: number) => Array.from({ length: n }, (_, i) => ({ metric: M.peers, values: [`${target}-${i}`], value: 1 }));
+  it('counts the other data entries of the same scope, through replace, delete, deleteWhere and expiry', () => {
+    const store = new SeriesStore();
+    const key = (id: string, source: string, meta = false) => ({ scope: 'target' as const, id, source, ...(meta ? { meta } : {}) });
+    store.set(key('a', 'statistics'), line('a', 3), 0, Infinity);
+    store.set(key('a', 'consistency'), line('a', 2), 0, 1000);
+    store.set(key('a', 'statistics', true), line('a', 7), 0, Infinity); // meta: not counted
+    store.set(key('b', 'statistics'), line('b', 5), 0, Infinity); // another scope
+    store.set({ scope: 'network', id: 'a', source: 'markets' }, line('n', 4), 0, Infinity); // same id, other scope
+    expect(store.seriesIn(key('a', 'statistics'))).toBe(2);
+    expect(store.seriesIn(key('a', 'consistency'))).toBe(3);
+    expect(store.seriesIn(key('a', 'datanode_info'))).toBe(5);
+    store.set(key('a', 'consistency'), line('a', 6), 0, 1000); // replaced, not added
+    expect(store.seriesIn(key('a', 'statistics'))).toBe(6);
+    store.delete(key('a', 'statistics'));
+    expect(store.seriesIn(key('a', 'consistency'))).toBe(0);
+    expect(store.seriesIn(key('a', 'statistics'))).toBe(6);
+    store.expire(5000); // consistency's max age has passed
+    expect(store.seriesIn(key('a', 'statistics'))).toBe(0);
+    store.deleteWhere((k) => k.id === 'b');
+    expect(store.seriesIn(key('b', 'consistency'))).toBe(0);
+    expect(store.seriesIn({ scope: 'network', id: 'a', source: 'market_data' })).toBe(4);
+  });
+});

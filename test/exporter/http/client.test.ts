@@ -1,0 +1,208 @@
+/** The HTTP client and the paginator against the simulator: error decoding, caps, back-off, walks. */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key-rotations.js';
+import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
+import { DatanodeClient, type ClientOptions } from '../../../src/exporter/http/client.js';
+import { walkPages } from '../../../src/exporter/vega/paginate.js';
+import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { ManualClock } from '../../helpers/sim.js';
+
+let sim: Simulator;
+const statuses: string[] = [];
+const opts = (over: Partial<ClientOptions> = {}): ClientOptions => ({
+  url: sim.url,
+  headers: {},
+  connectTimeoutMs: 1000,
+  headersTimeoutMs: 2000,
+  bodyTimeoutMs: 2000,
+  requestTimeoutMs: 3000,
+  maxResponseBytes: 1024 * 1024,
+  requestsPerSecond: 100,
+  burst: 100,
+  retries: 2,
+  onRequest: (_e, s) => statuses.push(s),
+  ...over,
+});
+const signal = (): AbortSignal => AbortSignal.timeout(10_000);
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 40, now: new ManualClock().now, rotations: 1234 });
+});
+afterAll(() => sim.close());
+beforeEach(() => {
+  sim.clearFaults();
+  statuses.length = 0;
+});
+
+describe('client', () => {
+  it('decodes the node error body into a typed error', async () => {
+    const c = new DatanodeClient(opts({ retries: 0 }));
+    sim.patchFaults({ networkHistoryDisabled: true });
+    const err = await c.get('/api/v2/networkhistory', [], 'networkhistory', signal()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamHttpError);
+    expect(err).toMatchObject({ status: 500, grpcCode: 13, detailText: 'network history service not initialised', code: 'UPSTREAM_HTTP' });
+    expect(typeof (err as UpstreamHttpError).detailCode).toBe('number');
+    await c.close();
+  });
+
+  it('retries 5xx a bounded number of times, then gives up', async () => {
+    const c = new DatanodeClient(opts({ retries: 2 }));
+    sim.patchFaults({ endpoints: { statistics: { error: 503 } } });
+    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ status: 503, grpcCode: 14 });
+    expect(statuses).toEqual(['503', '503', '503']);
+    await c.close();
+  });
+
+  it('a 403 ban with RateLimit-Retry-After stops further requests until it ends', async () => {
+    const c = new DatanodeClient(opts());
+    sim.patchFaults({ endpoints: { statistics: { error: 403 } } });
+    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({
+      status: 403,
+      code: 'UPSTREAM_RATE_LIMITED',
+      retryAfterSeconds: 600,
+    });
+    const before = sim.requestCounts.get('statistics') ?? 0;
+    sim.clearFaults();
+    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ code: 'UPSTREAM_RATE_LIMITED' });
+    expect(sim.requestCounts.get('statistics') ?? 0).toBe(before); // nothing sent: the ban is not extended
+    await c.close();
+  });
+
+  it('cuts an oversized body at the cap, plain or gzip', async () => {
+    const c = new DatanodeClient(opts({ maxResponseBytes: 64 * 1024 }));
+    sim.patchFaults({ endpoints: { statistics: { oversizedBody: 5_000_000 } } });
+    await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
+    sim.clearFaults();
+    // The markets list is gzip-compressed by the node; the cap applies to the decompressed size too.
+    const small = new DatanodeClient(opts({ maxResponseBytes: 4 * 1024 }));
+    await expect(small.get('/api/v2/markets', [], 'markets', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
+    const ok = await c.get('/api/v2/markets', [], 'markets', signal());
+    expect((ok.json as { markets: { edges: unknown[] } }).markets.edges.length).toBe(10);
+    await c.close();
+    await small.close();
+  });
+
+  it('a trickling body is cut at the deadline', async () => {
+    const c = new DatanodeClient(opts({ bodyTimeoutMs: 300, retries: 0 }));
+    sim.patchFaults({ endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 1000 } } } });
+    // At a byte a second the body would take half an hour, and no other deadline is set: a timeout
+    // at all is the body deadline's cut.
+    await expect(c.get('/statistics', [], 'statistics', new AbortController().signal)).rejects.toMatchObject({ code: 'UPSTREAM_TIMEOUT' });
+    await c.close();
+  });
+
+  it('percent-encodes cursors (they contain + / =)', async () => {
+    const c = new DatanodeClient(opts());
+    const first = (await c.get('/api/v2/parties', [['pagination.first', '3']], 'parties', signal())).json as any;
+    const cursor: string = first.parties.pageInfo.endCursor;
+    expect(cursor).toMatch(/[+/=]/);
+    expect(c.pathFor('/x', [['pagination.after', cursor]])).not.toMatch(/after=[^&]*[+/=]/);
+    const next = (
+      await c.get(
+        '/api/v2/parties',
+        [
+          ['pagination.first', '3'],
+          ['pagination.after', cursor],
+        ],
+        'parties',
+        signal(),
+      )
+    ).json as any;
+    expect(next.parties.edges[0].node.id).not.toBe(first.parties.edges[2].node.id);
+    await c.close();
+  });
+});
+
+describe('walks', () => {
+  const ctx = (client: DatanodeClient, maxPages = 100) => ({ target: 't', client, signal: signal(), pageSize: 100, maxPages });
+
+  it('a cursor loop stops the walk and is reported as truncation', async () => {
+    const c = new DatanodeClient(opts());
+    sim.patchFaults({ endpoints: { rotations: { pagination: { cursorLoop: true } } } });
+    const r = await new KeyRotationsCollector().collect(ctx(c));
+    expect(r.truncated).toBe('cursor_loop');
+    expect(r.pages).toBe(2);
+    await c.close();
+  });
+
+  it('a page cap stops the walk, reports it, and the next poll carries on from there', async () => {
+    const c = new DatanodeClient(opts());
+    const col = new KeyRotationsCollector();
+    const r1 = await col.collect(ctx(c, 5));
+    expect(r1).toMatchObject({ truncated: 'page_cap', pages: 5 });
+    expect(r1.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(500);
+    const r2 = await col.collect(ctx(c, 100));
+    expect(r2.truncated).toBeUndefined();
+    expect(r2.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(1234);
+    await c.close();
+  });
+
+  it('duplicate rows across pages are counted once', async () => {
+    const c = new DatanodeClient(opts());
+    sim.patchFaults({ endpoints: { rotations: { pagination: { duplicateRows: true } } } });
+    const r = await new KeyRotationsCollector().collect(ctx(c));
+    expect(r.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(1234);
+    expect(r.truncated).toBeUndefined();
+    await c.close();
+  });
+
+  it('hasNextPage stuck true ends on the empty page that follows', async () => {
+    const c = new DatanodeClient(opts());
+    sim.patchFaults({ endpoints: { rotations: { pagination: { stuckHasNext: true } } } });
+    const r = await new KeyRotationsCollector().collect(ctx(c));
+    expect(r.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(1234);
+    expect(r).toMatchObject({ truncated: undefined, pages: 14 }); // 13 full pages and the empty one
+    await c.close();
+  });
+
+  it('walkPages follows cursors to the end', async () => {
+    let calls = 0;
+    const res = await walkPages(
+      async (after) => {
+        calls++;
+        const n = after ? Number(after) : 0;
+        return { edges: [{ node: n }], pageInfo: { hasNextPage: n < 4, endCursor: String(n + 1) } };
+      },
+      () => {},
+      { maxPages: 10 },
+    );
+    expect(res).toEqual({ pages: 5, truncated: undefined, lastCursor: '5' });
+    expect(calls).toBe(5);
+  });
+
+  it('aborting the signal aborts the request with a timeout error', async () => {
+    const c = new DatanodeClient(opts());
+    sim.patchFaults({ endpoints: { statistics: { latencyMs: 2000 } } });
+    const err = await c.get('/statistics', [], 'statistics', AbortSignal.timeout(200)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExporterError);
+    expect((err as ExporterError).code).toBe('UPSTREAM_TIMEOUT');
+    await c.close();
+  });
+});
+
+describe('identity', () => {
+  it('sends User-Agent datanode-exporter/<version>; a configured header replaces it', async () => {
+    const seen: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers['user-agent']);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const plain = new DatanodeClient(opts({ url }));
+      await plain.get('/statistics', [], 'statistics', signal());
+      await plain.close();
+      const custom = new DatanodeClient(opts({ url, headers: { 'User-Agent': 'my-gateway-key' } }));
+      await custom.get('/statistics', [], 'statistics', signal());
+      await custom.close();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    expect(seen).toEqual([`datanode-exporter/${version}`, 'my-gateway-key']);
+  });
+});
