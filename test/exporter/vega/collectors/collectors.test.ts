@@ -9,7 +9,7 @@ import { statisticsSamples } from '../../../../src/exporter/vega/collectors/stat
 import { FieldError } from '../../../../src/exporter/errors.js';
 import type { Sample } from '../../../../src/exporter/engine/labels.js';
 
-const fixture = (): any => JSON.parse(readFileSync(new URL('../../fixtures/statistics.json', import.meta.url), 'utf8'));
+const fixture = (): any => JSON.parse(readFileSync(new URL('../../../fixtures/statistics.json', import.meta.url), 'utf8'));
 const val = (samples: Sample[], name: string, ...values: string[]): number | undefined =>
   samples.find((s) => s.metric.name === name && values.every((v, i) => s.values[i + 1] === v))?.value;
 

@@ -14,7 +14,7 @@ import type { Sample } from '../../../../src/exporter/engine/labels.js';
 import { renderSamples } from '../../../helpers/render.js';
 import { Directory } from '../../../../src/exporter/vega/directory.js';
 
-const dir = new URL('../../contract/fixtures/', import.meta.url);
+const dir = new URL('../../../contract/fixtures/', import.meta.url);
 const load = (f: string): any => JSON.parse(readFileSync(new URL(f, dir), 'utf8'));
 
 interface Expected {
