@@ -6,21 +6,17 @@
  * within the liveness timeout throughout.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { startFlood, type FloodReport } from '../helpers/flood.js';
 import { removeDist, spawnExporter } from '../helpers/process.js';
+import { CHART_MEMORY_LIMIT_MIB, LIVENESS_TIMEOUT_MS, watch } from '../helpers/pod.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!().catch(() => {});
 });
 afterAll(() => removeDist());
-
-const VALUES = readFileSync('helm/datanode-exporter/values.yaml', 'utf8');
-const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(VALUES.split('limits:')[1]!)![1]);
-const LIVENESS_TIMEOUT_MS = 1000 * Number(/^ {2}timeoutSeconds: (\d+)$/m.exec(VALUES.split('livenessProbe:')[1]!)![1]);
 
 /** `connections` loops on kept-alive connections probing a new URL each time, or a configured target. */
 async function attack(o: { port: number; target: string; connections: number; fresh: boolean }, ms: number): Promise<FloodReport> {
@@ -35,49 +31,6 @@ async function attack(o: { port: number; target: string; connections: number; fr
 function cpuSeconds(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
-}
-
-/** GET /healthz on a fresh connection, as the kubelet does; its time, or Infinity past `timeoutMs`. */
-function healthz(url: string, timeoutMs: number): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const req = http.get(`${url}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - t0 : Infinity));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(Infinity));
-  });
-}
-
-/** RSS and /healthz sampled until stopped: their maxima. */
-function watch(p: { rssMiB: () => number; url: string }): { stop: () => Promise<{ rss: number; healthMs: number; checks: number }> } {
-  let rss = 0;
-  let healthMs = 0;
-  let checks = 0;
-  let running = true;
-  const t = setInterval(() => {
-    try {
-      rss = Math.max(rss, p.rssMiB());
-    } catch {
-      rss = Infinity; // the process is gone
-    }
-  }, 50);
-  const loop = (async () => {
-    while (running) {
-      healthMs = Math.max(healthMs, await healthz(p.url, LIVENESS_TIMEOUT_MS + 1000));
-      checks++;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      clearInterval(t);
-      await loop;
-      return { rss, healthMs, checks };
-    },
-  };
 }
 
 describe.skipIf(process.platform !== 'linux')('/probe flood (issue 34, item 2)', () => {
