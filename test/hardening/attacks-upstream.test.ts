@@ -43,7 +43,7 @@ async function polled(node: HostileNode, path: string, n: number, ms = 120_000):
 }
 
 const success = (text: string, collector: string): string | undefined =>
-  new RegExp(`^vega_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
+  new RegExp(`^datanode_exporter_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 
 /** The series a healthy node gives its statistics and markets collectors: 50 markets of the contract fixture. */
 const SANE_MARKETS = JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) });
