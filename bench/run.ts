@@ -218,7 +218,7 @@ async function runWorkload(w: Workload): Promise<Row> {
   const procs: Proc[] = [];
   try {
     const targetsFile = join(tmp, 'targets.yaml');
-    const simArgs = ['--import', 'tsx', 'src/simulator/cli.ts', '--port', '0', ...w.sim, ...(w.fleet ? ['--nodes-file', targetsFile] : [])];
+    const simArgs = ['simulator/bin/datanode-simulator.js', '--port', '0', ...w.sim, ...(w.fleet ? ['--nodes-file', targetsFile] : [])];
     const sim = start('simulator', process.execPath, simArgs, process.env);
     procs.push(sim);
     const simUrl = await sim.waitLine((l) => {

@@ -9,7 +9,7 @@ import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
 import { createLogger } from '../src/exporter/logger.js';
-import { startSimulator } from '../src/simulator/server.js';
+import { startSimulator } from '@datanode-exporter/simulator/server';
 
 export const GOLDEN_FILE = 'test/golden/metrics.txt';
 const FROZEN = Date.UTC(2026, 10, 1, 12, 0, 0);

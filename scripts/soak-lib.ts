@@ -4,8 +4,8 @@ import { runInNewContext } from 'node:vm';
 import { Exporter } from '../src/exporter/exporter.js';
 import { configSchema } from '../src/exporter/config/schema.js';
 import { createLogger } from '../src/exporter/logger.js';
-import { Rng } from '../src/simulator/rng.js';
-import { startSimulator } from '../src/simulator/server.js';
+import { Rng } from '@datanode-exporter/simulator/rng';
+import { startSimulator } from '@datanode-exporter/simulator/server';
 
 /** A collector for heap measurements even when node was not started with --expose-gc (tests). */
 function exposeGc(): () => void {

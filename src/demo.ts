@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { Exporter } from './exporter/exporter.js';
 import { configSchema } from './exporter/config/schema.js';
 import { createLogger } from './exporter/logger.js';
-import { startSimulator } from './simulator/server.js';
+import { startSimulator } from '@datanode-exporter/simulator/server';
 
 const { values } = parseArgs({
   options: {

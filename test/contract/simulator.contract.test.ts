@@ -2,7 +2,7 @@
  * The bundled simulator, as a black box over HTTP, against the published v0.79 contract.
  * Part of `npm test` (`npx vitest run test/contract/simulator.contract.test.ts` alone).
  *
- * It starts `npx tsx src/simulator/cli.ts --port <free port> --seed 7` (the simulator's source is not read),
+ * It starts the simulator's bin, `simulator/bin/datanode-simulator.js --port <free port> --seed 7` (its source is not read),
  * calls every endpoint the exporter reads (every page of the paginated ones), plus error answers and a few
  * of the documented run-time faults, and checks each body against ENDPOINTS_V079 (v0.79 enum names only:
  * the simulator claims v0.79.0) and each response's headers against datanode-api.md.
@@ -40,9 +40,9 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  child = spawn('npx', ['tsx', 'src/simulator/cli.ts', '--port', String(port), '--seed', '7'], {
+  child = spawn(process.execPath, ['simulator/bin/datanode-simulator.js', '--port', String(port), '--seed', '7'], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true, // own process group, so afterAll can stop npx and its children together
+    detached: true, // own process group, so afterAll stops it and anything it starts
   });
   let stderr = '';
   child.stderr?.on('data', (d) => {

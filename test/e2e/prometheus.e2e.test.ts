@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ODD } from '../../src/simulator/network.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { ODD } from '@datanode-exporter/simulator/network';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@datanode-exporter/simulator/server';
 import { DASHBOARDS, concreteQueries } from '../../scripts/dashboards.js';
 
 const freePort = (): Promise<number> =>

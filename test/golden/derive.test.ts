@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_FILE, GOLDEN_LAG_BLOCKS, GOLDEN_SIM } from '../../scripts/golden.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 
 /** name{labels} -> value, as written in the file (masked values stay text). */
 const golden = new Map<string, string>();

@@ -6,8 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../../src/simulator/rng.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { Rng } from '@datanode-exporter/simulator/rng';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { scrape, type Scrape } from '../helpers/expo.js';
 import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { ManualClock } from '../helpers/sim.js';

@@ -17,8 +17,8 @@ import { statisticsFacts, statisticsSamples } from '../../src/exporter/vega/coll
 import { ExporterError } from '../../src/exporter/errors.js';
 import type { Sample } from '../../src/exporter/engine/labels.js';
 import { SeriesStore } from '../../src/exporter/engine/store.js';
-import { SimNetwork } from '../../src/simulator/network.js';
-import { marketJson, networkHistoryJson, orderJson, positionJson, rotationJson, statisticsJson } from '../../src/simulator/records.js';
+import { SimNetwork } from '@datanode-exporter/simulator/network';
+import { marketJson, networkHistoryJson, orderJson, positionJson, rotationJson, statisticsJson } from '@datanode-exporter/simulator/records';
 import { parseExposition } from '../helpers/expo.js';
 
 const net = new SimNetwork({ seed: 5, now: () => Date.UTC(2026, 0, 1), markets: 6, positions: 6, parties: 3, orders: 3 });

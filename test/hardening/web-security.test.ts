@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/exporter/cli.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { makeCerts, type Certs } from '../helpers/certs.js';
 import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { ManualClock } from '../helpers/sim.js';

@@ -1,6 +1,6 @@
 /** Servers a test starts are stopped after it, whatever happened: one place for that bookkeeping. */
 import { afterEach } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@datanode-exporter/simulator/server';
 import { startExporter, type RunningExporter } from './exporter.js';
 
 export function lifecycle(): {

@@ -1,4 +1,4 @@
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@datanode-exporter/simulator/server';
 
 /** A clock tests move by hand. */
 export class ManualClock {

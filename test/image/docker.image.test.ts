@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { DOCKER, engine, run, type Engine } from './docker.js';
 
 const TAG = `datanode-exporter:image-test-${process.pid}`;

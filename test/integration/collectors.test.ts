@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MARKET_STATE, ORDER_STATUS, POSITION_STATUS, TRADING_MODE } from '../../src/shared/enums.js';
-import type { MarketRec } from '../../src/simulator/network.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import type { MarketRec } from '@datanode-exporter/simulator/network';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { scrape, type Scrape } from '../helpers/expo.js';
 import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 import { lifecycle } from '../helpers/lifecycle.js';

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatRfc3339Nano } from '../../src/shared/time.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { waitFor, type RunningExporter } from '../helpers/exporter.js';
 import { lifecycle } from '../helpers/lifecycle.js';
@@ -290,7 +290,7 @@ describe('cost of a poll', () => {
     }
     // New rotations upstream are picked up incrementally.
     const v = s.net.validators[0]!;
-    const { Rng } = await import('../../src/simulator/rng.js');
+    const { Rng } = await import('@datanode-exporter/simulator/rng');
     s.net.rotate(0, s.net.height + 1, new Rng(5));
     s.net.rotate(0, s.net.height + 2, new Rng(6));
     const before = s.requestCounts.get('rotations') ?? 0;

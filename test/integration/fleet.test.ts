@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/exporter/config/schema.js';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { waitFor } from '../helpers/exporter.js';
 import { lifecycle } from '../helpers/lifecycle.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { startExporter, type RunningExporter } from '../helpers/exporter.js';
 
 /** Debian's interpreter: the one python3-prometheus-client is installed for (not a pyenv `python3` on PATH). */

@@ -6,7 +6,7 @@
  * the shipped dashboards.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -761,6 +761,29 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
       breakIt(m);
       expect(() => check(m), what).toThrow();
     }
+  });
+
+  it("the renderer follows symbolic links as Helm's loader does: a linked directory under the link's path, a linked file, a loop once", () => {
+    const dir = join(work, 'link-chart');
+    const outside = join(work, 'link-outside');
+    mkdirSync(join(dir, 'templates'), { recursive: true });
+    mkdirSync(join(dir, 'files'), { recursive: true });
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(dir, 'Chart.yaml'), 'apiVersion: v2\nname: link\nversion: 0.0.1\n');
+    writeFileSync(join(dir, 'values.yaml'), '{}\n');
+    writeFileSync(join(outside, 'a.json'), '{"a": 1}\n');
+    writeFileSync(join(outside, 'rules.yml'), 'groups: []\n');
+    symlinkSync('../../link-outside', join(dir, 'files', 'linked'));
+    symlinkSync('../../link-outside/rules.yml', join(dir, 'files', 'rules.yml'));
+    symlinkSync('.', join(dir, 'files', 'loop'));
+    writeFileSync(
+      join(dir, 'templates', 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l}\ndata:\n  glob: {{ (.Files.Glob "files/linked/*.json").AsConfig | toJson }}\n  rules: {{ .Files.Get "files/rules.yml" | quote }}\n',
+    );
+    const r = run(bin, [dir]);
+    expect(r.status, r.out).toBe(0);
+    const cm = parseYaml(r.stdout.split(/^---\n/m)[1]!) as { data: Record<string, string> };
+    expect(cm.data).toEqual({ glob: 'a.json: |\n  {"a": 1}', rules: 'groups: []\n' });
   });
 
   it('the renderer behaves as Helm: include, tpl, required, .Files, null removes a default, install order', () => {

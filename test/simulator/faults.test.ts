@@ -1,6 +1,6 @@
 /** Each simulator fault, switched on, changes the responses as described; switched off, restores them. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseSimulatorArgs } from '../../src/simulator/cli.js';
+import { parseSimulatorArgs } from '@datanode-exporter/simulator/cli';
 import { ManualClock, withSim } from '../helpers/sim.js';
 
 type Sim = Awaited<ReturnType<typeof withSim>>;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startFleet, type SimFleet } from '../../src/simulator/fleet.js';
+import { startFleet, type SimFleet } from '@datanode-exporter/simulator/fleet';
 import { checkShape } from '../helpers/shape.js';
 import { ManualClock } from '../helpers/sim.js';
 import { NETWORK_HISTORY, STATISTICS } from './shapes.js';

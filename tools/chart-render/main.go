@@ -20,7 +20,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -400,16 +399,7 @@ func run() error {
 
 	e := &engine{tpls: map[string]string{}}
 	chartFiles := files{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
+	err = walkChart(dir, dir, map[string]bool{}, func(rel string, b []byte) error {
 		switch {
 		case strings.HasPrefix(rel, "templates/"):
 			e.tpls[meta.Name+"/"+rel] = string(b)
@@ -478,6 +468,47 @@ func run() error {
 	})
 	for _, m := range out {
 		fmt.Printf("---\n# Source: %s\n%s\n", m.source, m.content)
+	}
+	return nil
+}
+
+// walkChart calls visit with every file under dir (its path relative to root), following symbolic
+// links as Helm's loader does (internal/sympath): a linked file is read through the link, a linked
+// directory is walked under the link's own path. seen holds the directories walked, by real path,
+// so that a link loop ends.
+func walkChart(root, dir string, seen map[string]bool, visit func(rel string, b []byte) error) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if seen[real] {
+		return nil
+	}
+	seen[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		info, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			if err := walkChart(root, p, seen, visit); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if err := visit(filepath.ToSlash(rel), b); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
 import { DatanodeClient, type ClientOptions } from '../../../src/exporter/http/client.js';
 import { walkPages } from '../../../src/exporter/vega/paginate.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { ManualClock } from '../../helpers/sim.js';
 
 let sim: Simulator;

@@ -13,7 +13,7 @@ import { configSchema } from '../../../src/exporter/config/schema.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
 import { createLogger } from '../../../src/exporter/logger.js';
 import { loadWebConfig } from '../../../src/exporter/web/auth.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/server.js';
+import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { makeCerts, type Certs } from '../../helpers/certs.js';
 import { LogCapture } from '../../helpers/exporter.js';
 import { ioTurns, withFakeClock } from '../../helpers/fake-clock.js';

@@ -3,7 +3,7 @@
  * `/__sim/faults`. Network faults change the chain itself; endpoint faults change one operation's
  * responses on the wire.
  */
-import { ENUM_FIELDS } from '../shared/enums.js';
+import { ENUM_FIELDS } from '../../src/shared/enums.js';
 import type { PaginationFaults } from './pagination.js';
 
 export const ENDPOINTS = [

@@ -3,7 +3,7 @@
  * 64-bit integers as decimal strings, 32-bit integers and doubles as numbers, enums by name,
  * unset messages as null, unset optional fields omitted.
  */
-import { ZERO_TIME, formatRfc3339Nano } from '../shared/time.js';
+import { ZERO_TIME, formatRfc3339Nano } from '../../src/shared/time.js';
 import type { AssetRec, OrderRec, OrderVersion, PositionRec, RotationRec, SignatureRec, PartyRec } from './model.js';
 import type { SimNetwork } from './network.js';
 

@@ -8,7 +8,7 @@
  * give the same data, whatever the request pattern.
  */
 import { Rng, mix } from './rng.js';
-import { NS_PER_MS } from '../shared/time.js';
+import { NS_PER_MS } from '../../src/shared/time.js';
 import {
   ASSETS,
   DEFAULT_OPTIONS,

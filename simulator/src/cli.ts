@@ -3,8 +3,6 @@
  * 127.0.0.1 until interrupted; with `--nodes N`, a fleet of N nodes sharing one network (fleet.ts).
  */
 import { parseArgs } from 'node:util';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './server.js';
 import { runFleet } from './fleet-cli.js';
 import { PROFILES, type SimProfile } from './faults.js';
@@ -115,7 +113,8 @@ export function parseSimulatorArgs(argv: string[]): CliOptions {
   return opts;
 }
 
-async function main(): Promise<void> {
+/** The `datanode-simulator` bin (bin/datanode-simulator.js) runs this. */
+export async function main(): Promise<void> {
   let opts: CliOptions;
   try {
     opts = parseSimulatorArgs(process.argv.slice(2));
@@ -140,6 +139,3 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }
-
-// Run only as the entry point, so tests can import the argument parser.
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) void main();

@@ -5,7 +5,7 @@
  * negative position decimals.
  */
 import type { Rng } from './rng.js';
-import { NODE_SIGNATURE_KIND, ORDER_REJECT_REASONS, PEGGED_REFERENCE, SIDE, TIME_IN_FORCE } from '../shared/enums.js';
+import { NODE_SIGNATURE_KIND, ORDER_REJECT_REASONS, PEGGED_REFERENCE, SIDE, TIME_IN_FORCE } from '../../src/shared/enums.js';
 import { BASES, ODD, type MarketRec, type OrderRec, type PositionRec, type RotationRec } from './model.js';
 import type { SimNetwork } from './network.js';
 

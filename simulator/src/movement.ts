@@ -1,6 +1,6 @@
 /** How the simulated network's data moves block by block: markets, positions, orders, signatures. */
 import type { Rng } from './rng.js';
-import { POSITION_STATUS } from '../shared/enums.js';
+import { POSITION_STATUS } from '../../src/shared/enums.js';
 import type { OrderVersion } from './model.js';
 import type { SimNetwork } from './network.js';
 import { orderPrice, pushSignature } from './generate.js';
