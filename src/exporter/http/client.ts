@@ -4,9 +4,10 @@
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { setTimeout as delay } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
-import { HostPacer, sleep, type PacerRegistry } from './pace.js';
+import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
 import { bodyBound, checkShape, type BodyBound } from './bounds.js';
 import { VERSION } from '../version.js';
@@ -124,7 +125,10 @@ export class DatanodeClient {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
         if (wait > 5_000)
           throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
-        await sleep(wait, signal);
+        await delay(wait, undefined, { signal }).catch((err: unknown) => {
+          signal.throwIfAborted(); // the deadline's own reason, as the pacer's wait gives
+          throw err;
+        });
       }
       await this.pacer.bucket.take(signal);
       try {
@@ -144,7 +148,7 @@ export class DatanodeClient {
         if (attempt >= this.opts.retries) throw err;
         attempt++;
         // Exponential backoff with full jitter, inside the caller's deadline.
-        await sleep(Math.random() * Math.min(2_000, 100 * 2 ** attempt), signal).catch(() => {
+        await delay(Math.random() * Math.min(2_000, 100 * 2 ** attempt), undefined, { signal }).catch(() => {
           throw timeoutError(endpoint, err);
         });
       }
