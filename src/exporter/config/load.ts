@@ -281,22 +281,33 @@ function locate(text: string, path: readonly PropertyKey[], key?: string): strin
   return `line ${pos.line}, column ${pos.col}`;
 }
 
-/** The keys the schema takes at `path` (through defaults, optionals, lists and records). */
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let s: z.ZodType | undefined = schema;
-  const rest = [...path];
-  for (;;) {
-    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
-    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
-    else if (rest.length === 0) break;
-    else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(rest.shift())];
-    else if (s instanceof z.ZodArray || s instanceof z.ZodRecord) {
-      s = (s instanceof z.ZodArray ? s.element : s.valueType) as z.ZodType;
-      rest.shift();
-    } else return [];
-    if (!s) return [];
+interface JsonSchema {
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  additionalProperties?: JsonSchema | boolean;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+}
+
+/** A node and every alternative it allows (unions, optionals). */
+const alternatives = (n: JsonSchema): JsonSchema[] => [n, ...[...(n.anyOf ?? []), ...(n.oneOf ?? []), ...(n.allOf ?? [])].flatMap(alternatives)];
+
+/**
+ * The keys the config takes at `path`, read from zod's JSON Schema of its input (its public API,
+ * made only when an unknown key is met): properties, list items and record values are followed.
+ */
+function knownKeys(path: readonly PropertyKey[]): string[] {
+  let nodes = [z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema];
+  for (const step of path) {
+    nodes = nodes.flatMap(alternatives).flatMap((n) => {
+      const p = n.properties?.[String(step)];
+      if (p) return [p];
+      if (n.items) return [n.items];
+      return typeof n.additionalProperties === 'object' ? [n.additionalProperties] : [];
+    });
   }
-  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+  return [...new Set(nodes.flatMap(alternatives).flatMap((n) => Object.keys(n.properties ?? {})))];
 }
 
 /** Edit distance (optimal string alignment: a swap of two neighbours counts once). */
@@ -388,7 +399,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   if (!result.success) {
     const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(i.path))}`);
       return [`${path}${where(i.path)}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));
