@@ -5,6 +5,7 @@
  */
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { ApiError, GRPC, gatewayError } from './api-error.js';
 import {
@@ -32,8 +33,6 @@ export interface SimulatorOptions extends Partial<SimOptions> {
   /** Serve this network instead of making one: a fleet's nodes each get a view of a shared one (fleet.ts). */
   net?: SimNetwork;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class Simulator {
   readonly net: SimNetwork;
@@ -120,7 +119,7 @@ export class Simulator {
     let body: unknown;
     try {
       this.limiter.check(req.socket.remoteAddress ?? 'unknown', this.faults.rateLimit, headers);
-      if (ef.latencyMs) await sleep(ef.latencyMs);
+      if (ef.latencyMs) await delay(ef.latencyMs);
       if (req.method !== 'GET' && req.method !== 'HEAD') throw gatewayError(GRPC.Unimplemented, 'Method Not Allowed');
       if (!match) throw gatewayError(GRPC.NotFound, 'Not Found');
       this.injectError(match.route.endpoint, ef);
@@ -209,7 +208,7 @@ export class Simulator {
       res.writeHead(status, { ...headers, 'content-length': String(buf.length) });
       for (let off = 0; off < buf.length && !res.destroyed; off += chunkBytes) {
         res.write(buf.subarray(off, off + chunkBytes));
-        await sleep(intervalMs);
+        await delay(intervalMs);
       }
       if (!res.destroyed) res.end();
       return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=1
 /** The daemon: `datanode-exporter --datanode.url http://127.0.0.1:3008`. Exit 2 on a bad config. */
+import { EventEmitter } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { CliOptions } from './config/load.js';
@@ -11,41 +12,37 @@ import type { WebAuth } from './web/start.js';
  * Signals are handled from the first moment: everything else is imported dynamically, after the
  * handlers are in place. A SIGHUP that arrives while the exporter starts (before its configuration
  * is even loaded) is remembered and applied once it runs, instead of killing the process with
- * SIGHUP's default action (exit 129); a SIGTERM or SIGINT at any moment exits 0.
+ * SIGHUP's default action (exit 129); a SIGTERM or SIGINT at any moment exits 0. The exporter,
+ * once running, listens for the 'hup' and 'stop' events.
  */
-interface Signals {
-  onHup: () => void;
-  onStop: (signal: string) => void;
-  dispose: () => void;
-}
+class Signals extends EventEmitter<{ hup: []; stop: [signal: string] }> {
+  private hup = false;
+  private readonly handlers: [NodeJS.Signals, () => void][] = [
+    // SIGHUP last: once it is caught, so are the others (the signal tests read exactly that).
+    ['SIGTERM', () => this.stopOn('SIGTERM')],
+    ['SIGINT', () => this.stopOn('SIGINT')],
+    ['SIGHUP', () => void (this.listenerCount('hup') > 0 ? this.emit('hup') : (this.hup = true))],
+  ];
 
-function earlySignals(): Signals & { hupPending: () => boolean; stopPending: () => string | undefined } {
-  let hup = false;
-  let stop: string | undefined;
-  const s = {
-    onHup: () => void (hup = true),
-    onStop: (signal: string) => {
-      stop = signal;
-      // Nothing is running yet that needs stopping: leave now.
-      process.exit(0);
-    },
-    hupPending: () => hup,
-    stopPending: () => stop,
-    dispose: () => {},
-  };
-  const hupListener = (): void => s.onHup();
-  const termListener = (): void => s.onStop('SIGTERM');
-  const intListener = (): void => s.onStop('SIGINT');
-  // SIGHUP last: once it is caught, so are the others (the signal tests read exactly that).
-  process.on('SIGTERM', termListener);
-  process.on('SIGINT', intListener);
-  process.on('SIGHUP', hupListener);
-  s.dispose = () => {
-    process.off('SIGHUP', hupListener);
-    process.off('SIGTERM', termListener);
-    process.off('SIGINT', intListener);
-  };
-  return s;
+  constructor() {
+    super();
+    for (const [signal, listener] of this.handlers) process.on(signal, listener);
+  }
+
+  private stopOn(signal: string): void {
+    // Nothing is running yet that needs stopping: leave now.
+    if (this.listenerCount('stop') === 0) process.exit(0);
+    this.emit('stop', signal);
+  }
+
+  /** Whether a SIGHUP came before anyone listened for 'hup'. */
+  hupPending(): boolean {
+    return this.hup;
+  }
+
+  dispose(): void {
+    for (const [signal, listener] of this.handlers) process.off(signal, listener);
+  }
 }
 
 type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAuth | undefined; notes: string[] };
@@ -102,7 +99,7 @@ async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | 
 export async function main(argv: string[]): Promise<number> {
   // The image's HEALTHCHECK: same flags, environment and config file, a GET of our own /healthz.
   if (argv[0] === 'healthcheck') return (await import('./web/healthcheck.js')).healthcheck(argv.slice(1));
-  const signals = earlySignals();
+  const signals = new Signals();
   try {
     return await serve(argv, signals);
   } finally {
@@ -110,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): Promise<number> {
+async function serve(argv: string[], signals: Signals): Promise<number> {
   const prepared = await prepare(argv);
   if ('exit' in prepared) return prepared.exit;
   const { cli, config, web, notes } = prepared;
@@ -156,21 +153,21 @@ async function serve(argv: string[], signals: ReturnType<typeof earlySignals>): 
       );
     });
   };
-  signals.onHup = reload;
+  signals.on('hup', reload);
   if (signals.hupPending()) {
     log.info({ signal: 'SIGHUP' }, 'SIGHUP received while starting: reloading now');
     reload();
   }
   await new Promise<void>((resolve) => {
     let stopping = false;
-    signals.onStop = (signal: string): void => {
+    signals.on('stop', (signal: string): void => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'stopping');
       // In-flight polls are aborted; never take longer than 5 s to exit.
       setTimeout(() => process.exit(0), 4_500).unref();
       void exporter.stop().then(resolve, resolve);
-    };
+    });
   });
   return 0;
 }

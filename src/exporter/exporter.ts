@@ -51,9 +51,11 @@ export class Exporter {
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
-    this.exposition = new Exposition(this.store, catalogue, { build: BUILD, seriesCount: () => this.store.seriesCount() });
-    this.exposition.onTruncated = (limit) =>
-      this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
+    this.exposition = new Exposition(this.store, catalogue, {
+      build: BUILD,
+      seriesCount: () => this.store.seriesCount(),
+      onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
+    });
     this.applyLimits(config);
     this.ctx = {
       config,

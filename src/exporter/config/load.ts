@@ -22,40 +22,45 @@ export class ConfigError extends ExporterError {
 export interface CliOptions {
   configFile?: string;
   check: boolean;
-  /** Poll and serve on one thread (debugging; the default polls in a worker thread). */
   help: boolean;
   version: boolean;
-  /** Flat overrides by config path, from flags. */
+  /** Values given by flag, by the table's `key`. */
   overrides: Overrides;
 }
 
-interface Overrides {
-  datanodeUrl?: string;
-  datanodeName?: string;
-  listenAddress?: string;
-  telemetryPath?: string;
-  logLevel?: string;
-  logFormat?: string;
-  shard?: string;
-  webConfigFile?: string;
-  enableLifecycle?: string;
+type OverrideKey =
+  'datanodeUrl' | 'datanodeName' | 'listenAddress' | 'telemetryPath' | 'logLevel' | 'logFormat' | 'shard' | 'webConfigFile' | 'enableLifecycle';
+type Overrides = Partial<Record<OverrideKey, string>>;
+
+export interface Flag {
+  flag: string;
+  type: 'string' | 'boolean';
+  arg?: string;
+  env?: string;
+  short?: string;
+  help: string;
+  /** As the README's table shows it. */
+  default: string;
+  /** A setting's name in CliOptions.overrides, and where its value lands in the config file's shape. */
+  key?: OverrideKey;
+  path?: readonly string[];
+  /** The flag's or variable's text to the config value (default: the text itself). */
+  parse?: (text: string) => unknown;
 }
 
-/** Each override: its flag, its environment variable, and where it lands in the config. */
-const OVERRIDES = [
-  { key: 'datanodeUrl', flag: 'datanode.url', env: 'DATANODE_EXPORTER_DATANODE_URL', path: 'targets' },
-  { key: 'datanodeName', flag: 'datanode.name', env: 'DATANODE_EXPORTER_DATANODE_NAME', path: 'targets.0.name' },
-  { key: 'listenAddress', flag: 'web.listen-address', env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS', path: 'web.listen_address' },
-  { key: 'telemetryPath', flag: 'web.telemetry-path', env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH', path: 'web.telemetry_path' },
-  { key: 'logLevel', flag: 'log.level', env: 'DATANODE_EXPORTER_LOG_LEVEL', path: 'log.level' },
-  { key: 'logFormat', flag: 'log.format', env: 'DATANODE_EXPORTER_LOG_FORMAT', path: 'log.format' },
-  { key: 'shard', flag: 'shard', env: 'DATANODE_EXPORTER_SHARD', path: 'shard' },
-  { key: 'webConfigFile', flag: 'web.config.file', env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE', path: 'web.config_file' },
-  { key: 'enableLifecycle', flag: 'web.enable-lifecycle', env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE', path: 'web.enable_lifecycle' },
-] as const;
+/** true/false in their usual spellings; anything else is left for the schema to refuse by name. */
+function parseSwitch(text: string): unknown {
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off)$/i.test(text)) return false;
+  return text;
+}
 
-/** Every flag: the parser, --help and the README's flag table (scripts/flags-doc.ts) are made from this. */
-export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: string; env?: string; short?: string; help: string; default: string }[] = [
+/**
+ * Every flag, its environment variable and where it lands in the config: the parser, the
+ * environment reading, the merge, --help and the README's flag table (scripts/flags-doc.ts) are
+ * made from this one table. datanode.url and datanode.name replace the file's targets (loadConfig).
+ */
+export const FLAGS: readonly Flag[] = [
   {
     flag: 'datanode.url',
     type: 'string',
@@ -63,8 +68,19 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_DATANODE_URL',
     help: "the data node to watch (one target; it replaces the config file's targets)",
     default: 'none',
+    key: 'datanodeUrl',
+    path: ['targets'],
   },
-  { flag: 'datanode.name', type: 'string', arg: '<name>', env: 'DATANODE_EXPORTER_DATANODE_NAME', help: 'its `target` label', default: 'host:port of the URL' },
+  {
+    flag: 'datanode.name',
+    type: 'string',
+    arg: '<name>',
+    env: 'DATANODE_EXPORTER_DATANODE_NAME',
+    help: 'its `target` label',
+    default: 'host:port of the URL',
+    key: 'datanodeName',
+    path: ['targets', '0', 'name'],
+  },
   {
     flag: 'config.file',
     type: 'string',
@@ -80,6 +96,8 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS',
     help: 'where the HTTP server listens',
     default: '`127.0.0.1:19308`',
+    key: 'listenAddress',
+    path: ['web', 'listen_address'],
   },
   {
     flag: 'web.telemetry-path',
@@ -88,9 +106,29 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_WEB_TELEMETRY_PATH',
     help: 'the path the metrics are served on',
     default: '`/metrics`',
+    key: 'telemetryPath',
+    path: ['web', 'telemetry_path'],
   },
-  { flag: 'log.level', type: 'string', arg: '<level>', env: 'DATANODE_EXPORTER_LOG_LEVEL', help: LOG_LEVELS.join(', '), default: '`info`' },
-  { flag: 'log.format', type: 'string', arg: '<format>', env: 'DATANODE_EXPORTER_LOG_FORMAT', help: LOG_FORMATS.join(' or '), default: '`logfmt`' },
+  {
+    flag: 'log.level',
+    type: 'string',
+    arg: '<level>',
+    env: 'DATANODE_EXPORTER_LOG_LEVEL',
+    help: LOG_LEVELS.join(', '),
+    default: '`info`',
+    key: 'logLevel',
+    path: ['log', 'level'],
+  },
+  {
+    flag: 'log.format',
+    type: 'string',
+    arg: '<format>',
+    env: 'DATANODE_EXPORTER_LOG_FORMAT',
+    help: LOG_FORMATS.join(' or '),
+    default: '`logfmt`',
+    key: 'logFormat',
+    path: ['log', 'format'],
+  },
   {
     flag: 'shard',
     type: 'string',
@@ -98,6 +136,8 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_SHARD',
     help: 'keep only targets whose name hashes to shard i of n (0-based)',
     default: 'none',
+    key: 'shard',
+    path: ['shard'],
   },
   {
     flag: 'web.config.file',
@@ -106,6 +146,8 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_WEB_CONFIG_FILE',
     help: 'TLS and basic auth for the HTTP server (exporter-toolkit web-config format)',
     default: 'none',
+    key: 'webConfigFile',
+    path: ['web', 'config_file'],
   },
   {
     flag: 'web.enable-lifecycle',
@@ -113,6 +155,9 @@ export const FLAGS: readonly { flag: string; type: 'string' | 'boolean'; arg?: s
     env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE',
     help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false',
     default: 'off',
+    key: 'enableLifecycle',
+    path: ['web', 'enable_lifecycle'],
+    parse: parseSwitch,
   },
   { flag: 'config.check', type: 'boolean', help: 'validate the configuration, list the targets it keeps, and exit (0 valid, 2 invalid)', default: '' },
   { flag: 'version', type: 'boolean', help: 'print the version and exit', default: '' },
@@ -144,10 +189,10 @@ export function parseCli(argv: string[]): CliOptions {
   }
   const v = parsed.values;
   const overrides: Overrides = {};
-  for (const o of OVERRIDES) {
-    const val = v[o.flag as keyof typeof v];
-    if (typeof val === 'string') overrides[o.key] = val;
-    else if (val === true) overrides[o.key] = 'true';
+  for (const f of FLAGS) {
+    const val = v[f.flag];
+    if (f.key === undefined || val === undefined || val === false) continue;
+    overrides[f.key] = val === true ? 'true' : val;
   }
   return {
     ...(typeof v['config.file'] === 'string' ? { configFile: v['config.file'] } : {}),
@@ -236,22 +281,33 @@ function locate(text: string, path: readonly PropertyKey[], key?: string): strin
   return `line ${pos.line}, column ${pos.col}`;
 }
 
-/** The keys the schema takes at `path` (through defaults, optionals, lists and records). */
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let s: z.ZodType | undefined = schema;
-  const rest = [...path];
-  for (;;) {
-    if (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional) s = s.unwrap() as z.ZodType;
-    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
-    else if (rest.length === 0) break;
-    else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(rest.shift())];
-    else if (s instanceof z.ZodArray || s instanceof z.ZodRecord) {
-      s = (s instanceof z.ZodArray ? s.element : s.valueType) as z.ZodType;
-      rest.shift();
-    } else return [];
-    if (!s) return [];
+interface JsonSchema {
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  additionalProperties?: JsonSchema | boolean;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+}
+
+/** A node and every alternative it allows (unions, optionals). */
+const alternatives = (n: JsonSchema): JsonSchema[] => [n, ...[...(n.anyOf ?? []), ...(n.oneOf ?? []), ...(n.allOf ?? [])].flatMap(alternatives)];
+
+/**
+ * The keys the config takes at `path`, read from zod's JSON Schema of its input (its public API,
+ * made only when an unknown key is met): properties, list items and record values are followed.
+ */
+function knownKeys(path: readonly PropertyKey[]): string[] {
+  let nodes = [z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema];
+  for (const step of path) {
+    nodes = nodes.flatMap(alternatives).flatMap((n) => {
+      const p = n.properties?.[String(step)];
+      if (p) return [p];
+      if (n.items) return [n.items];
+      return typeof n.additionalProperties === 'object' ? [n.additionalProperties] : [];
+    });
   }
-  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+  return [...new Set(nodes.flatMap(alternatives).flatMap((n) => Object.keys(n.properties ?? {})))];
 }
 
 /** Edit distance (optimal string alignment: a swap of two neighbours counts once). */
@@ -275,6 +331,18 @@ function unknownKeyMessage(key: string, known: readonly string[]): string {
   return `unknown key "${key}"; expected one of: ${known.join(', ')}`;
 }
 
+/** Set `path` in `raw`, each mapping on the way copied (or made, where the file has none). */
+function setIn(raw: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let obj = raw;
+  for (const k of path.slice(0, -1)) {
+    const cur = obj[k];
+    const next = typeof cur === 'object' && cur !== null && !Array.isArray(cur) ? { ...(cur as Record<string, unknown>) } : {};
+    obj[k] = next;
+    obj = next;
+  }
+  obj[path[path.length - 1]!] = value;
+}
+
 function nameFromUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -294,15 +362,16 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   const raw: Record<string, unknown> = read?.data ?? {};
   const from: Record<string, string> = {};
   const eff: Overrides = {};
-  for (const o of OVERRIDES) {
-    const flagVal = cli.overrides[o.key];
-    const envVal = env[o.env];
+  for (const f of FLAGS) {
+    if (f.key === undefined || f.path === undefined) continue;
+    const flagVal = cli.overrides[f.key];
+    const envVal = f.env === undefined ? undefined : env[f.env];
     if (flagVal !== undefined) {
-      eff[o.key] = flagVal;
-      from[o.path] = `--${o.flag}`;
+      eff[f.key] = flagVal;
+      from[f.path.join('.')] = `--${f.flag}`;
     } else if (envVal !== undefined && envVal !== '') {
-      eff[o.key] = envVal;
-      from[o.path] = o.env;
+      eff[f.key] = envVal;
+      from[f.path.join('.')] = f.env!;
     }
   }
   if (eff.datanodeUrl !== undefined) {
@@ -314,24 +383,11 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   } else if (eff.datanodeName !== undefined) {
     throw new ConfigError(`targets.0.name (${from['targets.0.name']}): --datanode.name needs --datanode.url`);
   }
-  const section = (k: string): Record<string, unknown> => {
-    const cur = raw[k];
-    const obj = typeof cur === 'object' && cur !== null && !Array.isArray(cur) ? { ...(cur as Record<string, unknown>) } : {};
-    raw[k] = obj;
-    return obj;
-  };
-  if (eff.listenAddress !== undefined) section('web').listen_address = eff.listenAddress;
-  if (eff.telemetryPath !== undefined) section('web').telemetry_path = eff.telemetryPath;
-  if (eff.logLevel !== undefined) section('log').level = eff.logLevel;
-  if (eff.logFormat !== undefined) section('log').format = eff.logFormat;
-  if (eff.shard !== undefined) raw.shard = eff.shard;
-  if (eff.webConfigFile !== undefined) section('web').config_file = eff.webConfigFile;
-  if (eff.enableLifecycle !== undefined)
-    section('web').enable_lifecycle = /^(1|true|yes|on)$/i.test(eff.enableLifecycle)
-      ? true
-      : /^(0|false|no|off)$/i.test(eff.enableLifecycle)
-        ? false
-        : eff.enableLifecycle;
+  for (const f of FLAGS) {
+    const text = f.key === undefined ? undefined : eff[f.key];
+    if (text === undefined || f.path === undefined || f.path[0] === 'targets') continue;
+    setIn(raw, f.path, f.parse ? f.parse(text) : text);
+  }
 
   const result = configSchema.safeParse(raw);
   const where = (path: readonly PropertyKey[], key?: string): string => {
@@ -343,7 +399,7 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   if (!result.success) {
     const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(configSchema, i.path))}`);
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(i.path))}`);
       return [`${path}${where(i.path)}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));

@@ -232,14 +232,17 @@ export class Exposition {
   private stopped = false;
   /** limits.metrics_body_bytes */
   limitBytes = Infinity;
-  /** Told when a render first leaves families out (and again after one that did not). */
-  onTruncated: ((limit: number) => void) | undefined;
   private wasTruncated = false;
 
   constructor(
     private readonly store: SeriesStore,
     private readonly catalogue: readonly MetricDef[],
-    private readonly own: { build: BuildInfo; seriesCount: () => number },
+    private readonly own: {
+      build: BuildInfo;
+      seriesCount: () => number;
+      /** Told when a render first leaves families out (and again after one that did not). */
+      onTruncated?: (limit: number) => void;
+    },
   ) {
     store.onChange = () => this.changed();
   }
@@ -306,7 +309,7 @@ export class Exposition {
     for (const [format, registry] of this.registries) {
       const plain = Buffer.from(await registry.render(this.limitBytes), 'utf8');
       this.bodies.set(format, { contentType: CONTENT_TYPES[format], plain, gzip: await gzip(plain) });
-      if (registry.truncated && !this.wasTruncated) this.onTruncated?.(this.limitBytes);
+      if (registry.truncated && !this.wasTruncated) this.own.onTruncated?.(this.limitBytes);
       this.wasTruncated = registry.truncated;
     }
   }

@@ -4,9 +4,11 @@
  * deadline, and node error bodies decoded into UpstreamHttpError.
  */
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { gunzipSync } from 'node:zlib';
+import { setTimeout as delay } from 'node:timers/promises';
+import { pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
-import { HostPacer, sleep, type PacerRegistry } from './pace.js';
+import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
 import { bodyBound, checkShape, type BodyBound } from './bounds.js';
 import { VERSION } from '../version.js';
@@ -124,7 +126,10 @@ export class DatanodeClient {
         // Waiting out a long ban inside one poll is pointless; a short pause is not.
         if (wait > 5_000)
           throw new ExporterError('UPSTREAM_RATE_LIMITED', `${endpoint}: backing off for ${Math.ceil(wait / 1000)} s after the node refused requests`);
-        await sleep(wait, signal);
+        await delay(wait, undefined, { signal }).catch((err: unknown) => {
+          signal.throwIfAborted(); // the deadline's own reason, as the pacer's wait gives
+          throw err;
+        });
       }
       await this.pacer.bucket.take(signal);
       try {
@@ -144,7 +149,7 @@ export class DatanodeClient {
         if (attempt >= this.opts.retries) throw err;
         attempt++;
         // Exponential backoff with full jitter, inside the caller's deadline.
-        await sleep(Math.random() * Math.min(2_000, 100 * 2 ** attempt), signal).catch(() => {
+        await delay(Math.random() * Math.min(2_000, 100 * 2 ** attempt), undefined, { signal }).catch(() => {
           throw timeoutError(endpoint, err);
         });
       }
@@ -190,23 +195,31 @@ export class DatanodeClient {
     return { status: res.statusCode, headers: res.headers, json };
   }
 
-  /** The body, capped before and after gunzip; on any failure the rest is abandoned. */
+  /**
+   * The body, capped before and after gunzip; on any failure the rest is abandoned. A gzip body is
+   * decompressed as it arrives, on zlib's thread pool: a large one never holds the serving thread.
+   */
   private async body(res: Dispatcher.ResponseData, cap: number, endpoint: string, signal: AbortSignal): Promise<Buffer> {
+    const tooBig = (): ExporterError => tooLarge(endpoint, cap);
     try {
       const declared = Number(res.headers['content-length'] ?? NaN);
-      if (declared > cap) throw tooLarge(endpoint, cap);
-      let raw = await readCapped(res.body as AsyncIterable<Buffer>, declared, () => tooLarge(endpoint, cap), cap);
-      if (String(res.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') {
-        try {
-          // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (the launch
-          // settings), so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
-          raw = gunzipSync(raw, { maxOutputLength: cap, chunkSize: GUNZIP_CHUNK });
-        } catch (err) {
-          if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(endpoint, cap);
+      if (declared > cap) throw tooBig();
+      const body = res.body as AsyncIterable<Buffer>;
+      if (String(res.headers['content-encoding'] ?? '').toLowerCase() !== 'gzip') return await readCapped(body, declared, tooBig, cap);
+      // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (the launch
+      // settings), so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
+      const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
+      // An error of either side reaches the reader through the gunzip stream, which pipeline destroys with it.
+      pipeline(capped(body, cap, tooBig), gunzip, () => {});
+      try {
+        return await readCapped(gunzip, NaN, tooBig, cap);
+      } catch (err) {
+        if (typeof (err as { errno?: unknown }).errno === 'number' && String((err as { code?: unknown }).code).startsWith('Z_'))
           throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
-        }
+        throw err;
+      } finally {
+        gunzip.destroy();
       }
-      return raw;
     } catch (err) {
       // Abandon the rest of the body; undici reports the abort on the stream, which nobody reads now.
       res.body.on('error', () => {});
@@ -222,6 +235,16 @@ export class DatanodeClient {
 }
 
 const GUNZIP_CHUNK = 1024 * 1024;
+
+/** The chunks of `body`, failing once more than `cap` bytes have come (the compressed side of a gzip body). */
+async function* capped(body: AsyncIterable<Buffer>, cap: number, tooBig: () => Error): AsyncIterable<Buffer> {
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap) throw tooBig();
+    yield chunk;
+  }
+}
 
 /**
  * Read a body into one buffer, at most `cap` bytes: sized by Content-Length when declared, else

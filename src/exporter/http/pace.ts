@@ -1,23 +1,5 @@
 /** Pacing: a token bucket that waits (abortably) instead of refusing. */
-
-// The abort reasons this code base gives are Errors (an ExporterError, or the DOMException a plain abort makes).
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(
-      () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      Math.max(0, ms),
-    );
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+import { setTimeout as delay } from 'node:timers/promises';
 
 export class TokenBucket {
   private tokens: number;
@@ -46,7 +28,12 @@ export class TokenBucket {
         this.tokens -= 1;
         return;
       }
-      await sleep(((1 - this.tokens) / this.rate) * 1000, signal);
+      try {
+        await delay(((1 - this.tokens) / this.rate) * 1000, undefined, { signal });
+      } catch (err) {
+        signal?.throwIfAborted(); // the caller's reason (a deadline's ExporterError), not Node's AbortError
+        throw err;
+      }
     }
   }
 }

@@ -16,17 +16,34 @@ export interface MarketFacts {
   code?: string;
 }
 
+export interface Product {
+  kind: 'future' | 'perpetual' | 'spot' | 'unknown';
+  /** The asset positions settle in (the quote asset for spot); "" when none is named (unknown). */
+  settlementAsset: string;
+  quoteName: string;
+}
+
+/** The product of a market's instrument (`path` names the instrument): one reading for every user. */
+export function productOf(instrument: Record<string, unknown>, path: string): Product {
+  const asset = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : id(v, `${path}.settlementAsset`));
+  for (const kind of ['future', 'perpetual'] as const) {
+    const p = instrument[kind] as Record<string, unknown> | null | undefined;
+    if (p && typeof p === 'object') return { kind, settlementAsset: asset(p.settlementAsset), quoteName: typeof p.quoteName === 'string' ? p.quoteName : '' };
+  }
+  const spot = instrument.spot as Record<string, unknown> | null | undefined;
+  if (spot && typeof spot === 'object') return { kind: 'spot', settlementAsset: asset(spot.quoteAsset), quoteName: '' };
+  return { kind: 'unknown', settlementAsset: '', quoteName: '' };
+}
+
 /** The scaling facts of one market JSON object (both the /markets and the /api/v2 forms). */
 export function marketFacts(m: Record<string, unknown>, path: string): MarketFacts {
-  const instrument = obj(obj(m.tradableInstrument, `${path}.tradableInstrument`).instrument, `${path}.tradableInstrument.instrument`);
-  const product = (instrument.future ?? instrument.perpetual ?? instrument.spot) as Record<string, unknown> | undefined;
-  const asset = product ? (product.settlementAsset ?? product.quoteAsset ?? '') : '';
+  const at = `${path}.tradableInstrument.instrument`;
+  const instrument = obj(obj(m.tradableInstrument, `${path}.tradableInstrument`).instrument, at);
   return {
     id: id(m.id, `${path}.id`),
     decimalPlaces: Number(u64(m.decimalPlaces, `${path}.decimalPlaces`)),
     positionDecimalPlaces: Number(i64(m.positionDecimalPlaces, `${path}.positionDecimalPlaces`)),
-    // "" (no product, or none named) means unknown.
-    settlementAsset: asset === '' ? '' : id(asset, `${path}.tradableInstrument.instrument.settlementAsset`),
+    settlementAsset: productOf(instrument, at).settlementAsset,
     code: typeof instrument.code === 'string' ? instrument.code : '',
   };
 }

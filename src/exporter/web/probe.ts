@@ -11,7 +11,7 @@ import type { RuntimeContext } from '../fleet/runtime-context.js';
 import { TargetRuntime } from '../fleet/target-runtime.js';
 import { checkProbeUrl, parseAllowRule, type AllowRule } from '../http/allow.js';
 import { linkedSignal } from '../http/deadline.js';
-import { sleep } from '../http/pace.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 
 export interface ProbeResult {
@@ -113,7 +113,7 @@ export class Prober {
     }
     // A refusal is sent after its first second of Retry-After, holding no slot: a client looping on
     // refusals cannot turn them into a flood that starves /healthz and scrapes of the CPU.
-    if (out.status === 429 || out.status === 503) await sleep(REFUSAL_DELAY_MS);
+    if (out.status === 429 || out.status === 503) await delay(REFUSAL_DELAY_MS);
     return out;
   }
 

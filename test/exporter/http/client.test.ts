@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key-rotations.js';
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
@@ -204,5 +205,59 @@ describe('identity', () => {
     }
     const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
     expect(seen).toEqual([`datanode-exporter/${version}`, 'my-gateway-key']);
+  });
+});
+
+describe('gzip bodies', () => {
+  /** A fake node that answers every request with `body`, gzip-labelled, without Content-Length (chunked). */
+  async function gzipNode(body: Buffer, run: (url: string) => Promise<void>): Promise<void> {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      for (let off = 0; off < body.length; off += 16 * 1024) res.write(body.subarray(off, off + 16 * 1024));
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }
+  const CAP = 64 * 1024;
+  const get = async (url: string): Promise<unknown> => {
+    const c = new DatanodeClient(opts({ url, maxResponseBytes: CAP, retries: 0 }));
+    try {
+      return (await c.get('/statistics', [], 'statistics', signal())).json;
+    } finally {
+      await c.close();
+    }
+  };
+
+  it('decompresses a chunked gzip body', async () => {
+    const doc = { statistics: { blockHeight: '1234', chainId: 'test-chain' } };
+    await gzipNode(gzipSync(JSON.stringify(doc)), async (url) => expect(await get(url)).toEqual(doc));
+  });
+
+  it('a body that inflates beyond the cap is refused with UPSTREAM_BODY_TOO_LARGE', async () => {
+    const bomb = gzipSync(Buffer.alloc(10 * CAP, 0x20)); // about 1 KiB that inflates to 640 KiB
+    expect(bomb.length).toBeLessThan(CAP);
+    await gzipNode(bomb, async (url) => expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' }));
+  });
+
+  it('a compressed body beyond the cap is refused before it is inflated', async () => {
+    const noise = gzipSync(Buffer.from(Array.from({ length: 2 * CAP }, (_, i) => (i * 7919) % 251)), { level: 0 });
+    expect(noise.length).toBeGreaterThan(CAP);
+    await gzipNode(noise, async (url) => expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' }));
+  });
+
+  it('bytes that are not gzip, or a gzip stream cut short, are UPSTREAM_BAD_JSON "not valid gzip"', async () => {
+    const notGzip = /statistics: response body is not valid gzip/;
+    await gzipNode(Buffer.from('{"statistics":{}}'), async (url) => {
+      await expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BAD_JSON', message: expect.stringMatching(notGzip) });
+    });
+    const whole = gzipSync(JSON.stringify({ statistics: { blockHeight: '1' } }));
+    await gzipNode(whole.subarray(0, whole.length - 6), async (url) => {
+      await expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BAD_JSON', message: expect.stringMatching(notGzip) });
+    });
   });
 });

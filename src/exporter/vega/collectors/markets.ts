@@ -12,7 +12,7 @@ import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '.
 import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
-import { marketFacts, MAX_MARKETS, type Directory, type MarketFacts } from '../directory.js';
+import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
@@ -24,18 +24,6 @@ export interface MarketOptions {
 }
 
 type Json = Record<string, unknown>;
-
-/** Product kind, the asset positions settle in (the quote asset for spot) and the quote name. */
-function productOf(instrument: Json): { product: string; settlementAsset: string; quoteName: string } {
-  const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-  for (const product of ['future', 'perpetual'] as const) {
-    const p = instrument[product];
-    if (p && typeof p === 'object') return { product, settlementAsset: s((p as Json).settlementAsset), quoteName: s((p as Json).quoteName) };
-  }
-  const spot = instrument.spot;
-  if (spot && typeof spot === 'object') return { product: 'spot', settlementAsset: s((spot as Json).quoteAsset), quoteName: '' };
-  return { product: 'unknown', settlementAsset: '', quoteName: '' };
-}
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
 export function marketSamples(
@@ -53,13 +41,13 @@ export function marketSamples(
   const instrument = obj(ti.instrument, `${path}.tradableInstrument.instrument`);
   const meta = instrument.metadata as Json | null | undefined;
   const tags = meta && Array.isArray(meta.tags) ? meta.tags.filter((t): t is string => typeof t === 'string') : [];
-  const prod = productOf(instrument);
+  const prod = productOf(instrument, `${path}.tradableInstrument.instrument`);
   push(
     M.marketInfo,
     1,
     str(instrument.code, `${path}.tradableInstrument.instrument.code`),
     str(instrument.name, `${path}.tradableInstrument.instrument.name`),
-    prod.product,
+    prod.kind,
     prod.settlementAsset,
     prod.quoteName,
     tags.join(','),
