@@ -12,7 +12,7 @@ import { main } from '../../src/exporter/cli.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { makeCerts, type Certs } from '../helpers/certs.js';
-import { startExporter, type RunningExporter } from '../helpers/exporter.js';
+import { startExporter, waitFor, type RunningExporter } from '../helpers/exporter.js';
 import { ManualClock } from '../helpers/sim.js';
 
 let certs: Certs;
@@ -75,6 +75,8 @@ describe('TLS', () => {
   it('serves HTTPS to a client that trusts the CA; a client that does not refuses the server', async () => {
     const e = await exporterWith(tlsOnly());
     expect(e.url).toMatch(/^https:/);
+    // Scrape once the first polls have ended (the start does not wait for them).
+    await waitFor(async () => (await get(`${e.url}/readyz`)).status === 200);
     const ok = await get(`${e.url}/metrics`);
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('vega_up{target="n"} 1');
