@@ -4,7 +4,7 @@
  * metric reference all read from it, so adding a collector is one file and one line there.
  */
 import type { z } from 'zod';
-import { ownedBy, type MetricDef } from './catalogue.js';
+import type { MetricDef } from './metric.js';
 import type { Directory } from '../vega/directory.js';
 import type { Collector, CollectorIdentity } from './types.js';
 
@@ -39,7 +39,7 @@ export interface CollectorModule<
   readonly title: string;
   /** Its part of the configuration schema, defaults included. */
   readonly config: S;
-  /** The catalogue entries it writes. */
+  /** The families it writes, declared in its own module, in exposition order. */
   readonly metrics: readonly MetricDef[];
   /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
   readonly seriesWeight?: number;
@@ -52,11 +52,9 @@ export interface CollectorModule<
 
 export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
 
-/** A collector's declaration; `metrics` defaults to what the catalogue says it owns. */
-export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(
-  module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] },
-): CollectorModule<N, S> {
-  return { ...module, metrics: module.metrics ?? ownedBy(module.name) };
+/** A collector's declaration, typed by its settings' schema. */
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(module: CollectorModule<N, S>): CollectorModule<N, S> {
+  return module;
 }
 
 /** The settings of one collector in a validated configuration. */

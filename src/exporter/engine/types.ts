@@ -1,4 +1,4 @@
-import type { MetricDef } from './catalogue.js';
+import type { MetricDef } from './metric.js';
 import type { Sample } from './labels.js';
 import type { DatanodeClient } from '../http/client.js';
 import type { Truncation } from '../vega/paginate.js';

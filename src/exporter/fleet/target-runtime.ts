@@ -1,6 +1,6 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
 import type { TargetConfig } from '../config/schema.js';
-import { M } from '../engine/catalogue.js';
+import { SELF } from '../engine/self-metrics.js';
 import { capLabel, type Sample } from '../engine/labels.js';
 import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
@@ -96,11 +96,11 @@ export class TargetRuntime {
     for (const endpoint of [...this.counts.keys()].sort()) {
       const byStatus = this.counts.get(endpoint)!;
       for (const status of [...byStatus.keys()].sort())
-        samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
+        samples.push({ metric: SELF.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
     }
     // Shown while it lasts: the next poll after it ends re-renders without it.
     const until = this.client.backoffUntil();
-    if (until !== undefined) samples.push({ metric: M.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
+    if (until !== undefined) samples.push({ metric: SELF.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
     this.ctx.store.set(this.httpKey, samples, Date.now(), Infinity);
   }
 

@@ -5,13 +5,28 @@
  * statistics and this answer meet.
  */
 import { simpleCollectorConfig } from '../../engine/fields.js';
-import { M, ownedBy } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { arr, i64, obj, str } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { Collector, NodeFacts } from '../../engine/types.js';
+
+const T = ['target'] as const;
+const SEG = 'GET /api/v2/networkhistory/segments';
+const metric = metricsOf('history_segments');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  segments: metric('vega_history_segments', T, 'segments').source(`${SEG} segments (rows)`).help('Network-history segments the data node lists.'),
+  segmentLatestTo: metric('vega_history_segment_latest_to_height', T, 'blocks')
+    .source(`${SEG} segments[].toHeight (highest)`)
+    .help('Last block of the newest segment; absent when the node lists none.'),
+  segmentLatestFrom: metric('vega_history_segment_latest_from_height', T, 'blocks')
+    .source(`${SEG} fromHeight of the segment with the highest toHeight`)
+    .help('First block of the newest segment; absent when the node lists none.'),
+} as const satisfies Record<string, MetricDef>;
 
 interface Segment {
   from: bigint;
@@ -69,6 +84,6 @@ export default defineCollector({
   // Segments come every few hundred to thousand blocks (minutes): a poll a minute sees each one.
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: ownedBy('history_segments'),
+  metrics: Object.values(M),
   create: () => historySegmentsCollector,
 });
