@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = 'src/exporter';
 /** Lowest first: each layer may import from the ones before it. */
 const LAYERS = ['http', 'engine', 'vega', 'config', 'fleet', 'web'];
-const BASE = ['errors.ts', 'logger.ts', 'version.ts', 'hash.ts'];
+const BASE = ['errors.ts', 'files.ts', 'logger.ts', 'version.ts', 'hash.ts'];
 
 function rank(file: string): number {
   const rel = relative(ROOT, file).replace(/\.js$/, '.ts');

@@ -3,7 +3,6 @@
  * collector should ask first, and the cross-node signals (height lag, chain-id and version
  * disagreement, data agreement).
  */
-import { fnv1a } from '../hash.js';
 import { FLEET } from './metrics.js';
 import type { NodeFacts } from '../engine/types.js';
 import type { Sample } from '../engine/labels.js';
@@ -178,16 +177,4 @@ function segmentLag(healthy: readonly TargetView[], network: string): Sample[] {
     out.push({ metric: FLEET.historySegmentLag, values: [t.name, network], value: h > t.segmentHeight ? Number(h - t.segmentHeight) : 0 });
   }
   return out;
-}
-
-/** The targets shard "i/n" keeps (all of them without a shard). */
-export function inShard<T extends { name: string }>(targets: readonly T[], shard: string | undefined): T[] {
-  if (!shard) return [...targets];
-  const [i, n] = shard.split('/').map(Number) as [number, number];
-  return targets.filter((t) => shardOf(t.name, n) === i);
-}
-
-/** The shard a target name falls in: FNV-1a, stable across processes and versions. */
-export function shardOf(name: string, shards: number): number {
-  return fnv1a(name) % shards;
 }
