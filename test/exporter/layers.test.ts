@@ -1,6 +1,7 @@
 /**
  * The tree tells the data path, and no module imports (at run time) from a layer above its own.
- * Type-only imports are free: they vanish when compiled.
+ * Type-only imports vanish when compiled and are free, except that the engine and the transport
+ * (engine/, http/) never name the domain (vega/, fleet/), not even as a type.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -18,6 +19,19 @@ function rank(file: string): number {
   return layer >= 0 ? layer + 1 : LAYERS.length + 1; // exporter.ts and cli.ts: the top
 }
 
+/** The domain, which the engine and transport must not name at all. */
+const DOMAIN = ['vega', 'fleet'];
+const layerOf = (file: string): string => relative(ROOT, file).split('/')[0]!;
+const namesDomain = (file: string, target: string): boolean => ['engine', 'http'].includes(layerOf(file)) && DOMAIN.includes(layerOf(target));
+
+/** Relative imports of a source text: every `import ... from`, `export ... from` and `import()`, and whether it is type-only. */
+function importsOf(text: string): { spec: string; typeOnly: boolean }[] {
+  return [...text.matchAll(/^(import|export) (type )?[^;]*?from '(\.[^']+)'|import\('(\.[^']+)'\)/gm)].map((m) => ({
+    spec: m[3] ?? m[4]!,
+    typeOnly: m[2] !== undefined,
+  }));
+}
+
 const files = (readdirSync(ROOT, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(ROOT, f));
 
 describe('layers', () => {
@@ -30,9 +44,9 @@ describe('layers', () => {
 
   it.each(files)('%s imports nothing from a layer above its own', (file) => {
     const upward: string[] = [];
-    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*?from '(\.[^']+)'|import\('(\.[^']+)'\)/gm)) {
-      const target = normalize(join(dirname(file), m[1] ?? m[2]!));
-      if (rank(target) > rank(file)) upward.push(target);
+    for (const { spec, typeOnly } of importsOf(readFileSync(file, 'utf8'))) {
+      const target = normalize(join(dirname(file), spec));
+      if ((!typeOnly && rank(target) > rank(file)) || namesDomain(file, target)) upward.push(target);
     }
     expect(upward).toEqual([]);
   });
@@ -40,5 +54,14 @@ describe('layers', () => {
   it('the check sees an upward import', () => {
     expect(rank('src/exporter/web/server.js')).toBeGreaterThan(rank('src/exporter/http/client.ts'));
     expect(rank('src/exporter/errors.js')).toBe(0);
+    const seen = importsOf("import type { Directory } from '../vega/directory.js';\nimport { x } from './y.js';");
+    expect(seen).toEqual([
+      { spec: '../vega/directory.js', typeOnly: true },
+      { spec: './y.js', typeOnly: false },
+    ]);
+    expect(namesDomain('src/exporter/engine/define.ts', 'src/exporter/vega/directory.ts')).toBe(true);
+    expect(namesDomain('src/exporter/http/client.ts', 'src/exporter/fleet/fleet.ts')).toBe(true);
+    expect(namesDomain('src/exporter/vega/paginate.ts', 'src/exporter/engine/types.ts')).toBe(false);
+    expect(namesDomain('src/exporter/fleet/fleet.ts', 'src/exporter/vega/directory.ts')).toBe(false);
   });
 });

@@ -1,7 +1,6 @@
 import type { MetricDef } from './metric.js';
 import type { Sample } from './labels.js';
 import type { DatanodeClient } from '../http/client.js';
-import type { Truncation } from '../vega/paginate.js';
 import type { RowSkip } from './rows.js';
 
 /**
@@ -51,6 +50,9 @@ export interface CollectResult {
   /** Rows left out because a field was bad; the runner counts and logs them. */
   skipped?: RowSkip[];
 }
+
+/** Why a walk of a paginated list stopped early (undefined: it did not). */
+export type Truncation = 'page_cap' | 'cursor_loop' | 'row_cap' | undefined;
 
 /** One running instance of a collector: JSON from the node in, samples out. */
 export interface Collector {

@@ -14,7 +14,7 @@ import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { AUCTION_TRIGGER, MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector } from '../../engine/define.js';
+import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import type { MarketOptions } from './markets.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
@@ -262,5 +262,6 @@ export default defineCollector({
   // Weighted as the markets collector, for the same reason: dozens of series a market.
   seriesWeight: 4,
   metrics: Object.values(M),
-  create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) =>
+    new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

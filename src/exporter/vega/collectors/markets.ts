@@ -13,7 +13,7 @@ import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import { marketFacts, MAX_MARKETS, type Directory, type MarketFacts } from '../directory.js';
-import { defineCollector } from '../../engine/define.js';
+import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
@@ -418,5 +418,6 @@ export default defineCollector({
   config: marketGuardConfig('60s'),
   // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
   seriesWeight: 4,
-  create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) =>
+    new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

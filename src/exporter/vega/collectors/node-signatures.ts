@@ -2,7 +2,8 @@
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, idListConfig } from '../../engine/fields.js';
 import { enumValue, id as readId, obj, str } from '../convert.js';
-import { walkConnection, type Truncation } from '../paginate.js';
+import { walkConnection } from '../paginate.js';
+import type { Truncation } from '../../engine/types.js';
 import { KeptBytes } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { EnumLabels } from '../scale.js';

@@ -12,7 +12,7 @@ import { oneHot } from '../scale.js';
 import { ORDER_STATUS } from '../../../shared/enums.js';
 import { isId } from '../../../shared/ids.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector, watchesListedIds } from '../../engine/define.js';
+import { defineCollector, watchesListedIds, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
@@ -189,5 +189,5 @@ export default defineCollector({
     .strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(z.union([orderRefString, orderRefObject])).default([]) })
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: unknown[] }>('orders', 'ids', (c) => c.ids.length),
-  create: (c, { directory }) => new OrdersCollector(c.ids, directory),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) => new OrdersCollector(c.ids, directory),
 });

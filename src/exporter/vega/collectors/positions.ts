@@ -14,7 +14,7 @@ import type { Sample } from '../../engine/labels.js';
 import { oneHot } from '../scale.js';
 import { POSITION_STATUS } from '../../../shared/enums.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector, watchesListedIds } from '../../engine/define.js';
+import { defineCollector, watchesListedIds, type CollectorDeps } from '../../engine/define.js';
 import { LOOKUPS_PER_POLL } from './market-data.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
@@ -213,8 +213,8 @@ export default defineCollector({
     'party_ids',
     (c) => c.party_ids.length + c.market_ids.length,
   ),
-  create: (c, deps) => {
-    const { directory } = deps;
+  create: (c, deps: CollectorDeps<Directory>) => {
+    const { shared: directory } = deps;
     directory.knowAssets(c.asset_decimals);
     return new PositionsCollector(c.party_ids, c.market_ids, directory, deps.seriesLimit);
   },
