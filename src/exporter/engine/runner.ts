@@ -5,7 +5,8 @@
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Collector, CollectorIdentity, CollectResult, NodeFacts } from './types.js';
+import type { Collector, CollectorIdentity, CollectResult } from './types.js';
+import type { Facts } from './facts.js';
 import { ExporterError, errorCode } from '../errors.js';
 import { SELF } from './self-metrics.js';
 import type { Sample } from './labels.js';
@@ -39,7 +40,7 @@ export interface RunnerState {
   pagesTotal: number;
   truncated: boolean;
   /** Facts from the last successful poll. */
-  facts: NodeFacts | undefined;
+  facts: Facts | undefined;
   /** The target that answered the last successful poll. */
   answeredBy: string | undefined;
   /** Rows skipped so far, by reason (a counter). */

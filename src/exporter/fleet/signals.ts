@@ -4,8 +4,19 @@
  * disagreement, data agreement).
  */
 import { FLEET } from './metrics.js';
-import type { NodeFacts } from '../engine/types.js';
 import type { Sample } from '../engine/labels.js';
+
+/** What the fleet logic reads about a node's core from its last poll (the facts vega/facts.ts names). */
+export interface NodeFacts {
+  chainId?: string | undefined;
+  appVersion?: string | undefined;
+  height?: bigint | undefined;
+  datanodeHeight?: bigint | undefined;
+  /** Core's block time (vegaTime), its clock at the answer (currentTime), and the last block interval, in ns. */
+  blockTimeNs?: bigint | undefined;
+  currentTimeNs?: bigint | undefined;
+  blockDurationNs?: bigint | undefined;
+}
 
 export interface TargetView {
   name: string;

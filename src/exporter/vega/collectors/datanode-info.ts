@@ -8,7 +8,9 @@ import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { obj, str } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
-import type { Collector, NodeFacts } from '../../engine/types.js';
+import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { DATANODE_VERSION } from '../facts.js';
 
 const T = ['target'] as const;
 const metric = metricsOf('datanode_info');
@@ -21,8 +23,8 @@ export const M = {
 } as const satisfies Record<string, MetricDef>;
 
 /** The version the fleet compares across a network's data nodes. */
-export function datanodeInfoFacts(body: unknown): NodeFacts {
-  return { datanodeVersion: str(obj(body, 'body').version, 'version') };
+export function datanodeInfoFacts(body: unknown): Facts {
+  return new Facts().with(DATANODE_VERSION, str(obj(body, 'body').version, 'version'));
 }
 
 export function datanodeInfoSamples(target: string, body: unknown): Sample[] {
@@ -44,5 +46,6 @@ export default defineCollector({
   title: 'datanode_info collector (`GET /api/v2/info`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   metrics: Object.values(M),
+  facts: [DATANODE_VERSION],
   create: () => datanodeInfoCollector,
 });

@@ -11,7 +11,9 @@ import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from '../../engine/rows.js';
-import type { Collector, NodeFacts } from '../../engine/types.js';
+import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { SEGMENT_HEIGHT } from '../facts.js';
 
 const T = ['target'] as const;
 const SEG = 'GET /api/v2/networkhistory/segments';
@@ -49,11 +51,11 @@ export function latestSegment(body: unknown): { latest: Segment | undefined; cou
   return { latest, count: rows.length, skips };
 }
 
-export function segmentFacts(latest: Segment | undefined): NodeFacts {
-  return latest ? { segmentHeight: latest.to } : {};
+export function segmentFacts(latest: Segment | undefined): Facts {
+  return new Facts().with(SEGMENT_HEIGHT, latest?.to);
 }
 
-export function historySegmentsSamples(target: string, body: unknown): { samples: Sample[]; facts: NodeFacts; skips: RowSkips } {
+export function historySegmentsSamples(target: string, body: unknown): { samples: Sample[]; facts: Facts; skips: RowSkips } {
   const { latest, count, skips } = latestSegment(body);
   const samples: Sample[] = [{ metric: M.segments, values: [target], value: count }];
   if (latest) {
@@ -85,5 +87,6 @@ export default defineCollector({
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   metrics: Object.values(M),
+  facts: [SEGMENT_HEIGHT],
   create: () => historySegmentsCollector,
 });

@@ -6,7 +6,9 @@ import { enumValue, headerU64, i32, nsToSeconds, obj, rfc3339Nanos, rfc3339Secon
 import { oneHot } from '../scale.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
-import type { Collector, NodeFacts } from '../../engine/types.js';
+import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { APP_VERSION, BLOCK_DURATION_NS, BLOCK_TIME_NS, CHAIN_ID, CURRENT_TIME_NS, DATANODE_HEIGHT, HEIGHT } from '../facts.js';
 
 const T = ['target'] as const;
 const STATS = 'GET /statistics';
@@ -138,20 +140,21 @@ const SUBSCRIPTIONS = [
 ] as const;
 
 /** The facts the fleet logic uses: chain id, version, core and data-node heights. */
-export function statisticsFacts(body: unknown, headers: Record<string, string | string[] | undefined>): NodeFacts {
-  if (obj(body, 'body').statistics === null) return {}; // unset message: nothing known
+export function statisticsFacts(body: unknown, headers: Record<string, string | string[] | undefined>): Facts {
+  if (obj(body, 'body').statistics === null) return new Facts(); // unset message: nothing known
   const s = obj(obj(body, 'body').statistics, 'statistics');
   const dn = headerU64(headers['x-block-height']);
   const block = rfc3339Nanos(s.vegaTime, 'statistics.vegaTime');
   const current = rfc3339Nanos(s.currentTime, 'statistics.currentTime');
-  return {
-    chainId: str(s.chainId, 'statistics.chainId'),
-    appVersion: str(s.appVersion, 'statistics.appVersion'),
-    height: u64(s.blockHeight, 'statistics.blockHeight'),
-    ...(dn !== undefined && dn > 0n ? { datanodeHeight: dn } : {}),
-    ...(block !== undefined && current !== undefined ? { blockTimeNs: block, currentTimeNs: current } : {}),
-    blockDurationNs: u64(s.blockDuration, 'statistics.blockDuration'),
-  };
+  const both = block !== undefined && current !== undefined;
+  return new Facts()
+    .with(CHAIN_ID, str(s.chainId, 'statistics.chainId'))
+    .with(APP_VERSION, str(s.appVersion, 'statistics.appVersion'))
+    .with(HEIGHT, u64(s.blockHeight, 'statistics.blockHeight'))
+    .with(DATANODE_HEIGHT, dn !== undefined && dn > 0n ? dn : undefined)
+    .with(BLOCK_TIME_NS, both ? block : undefined)
+    .with(CURRENT_TIME_NS, both ? current : undefined)
+    .with(BLOCK_DURATION_NS, u64(s.blockDuration, 'statistics.blockDuration'));
 }
 
 export function statisticsSamples(target: string, body: unknown, headers: Record<string, string | string[] | undefined>): Sample[] {
@@ -216,6 +219,7 @@ export default defineCollector({
   scope: 'node',
   title: 'statistics collector (`GET /statistics`, every 15 s by default)',
   metrics: Object.values(M),
+  facts: [CHAIN_ID, APP_VERSION, HEIGHT, DATANODE_HEIGHT, BLOCK_TIME_NS, CURRENT_TIME_NS, BLOCK_DURATION_NS],
   config: simpleCollectorConfig('15s', true),
   upMetric: M.up,
   create: () => statisticsCollector,
