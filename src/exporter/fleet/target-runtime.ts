@@ -27,6 +27,8 @@ export class TargetRuntime {
   readonly runners: CollectorRunner[];
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly httpKey: StoreKey;
+  /** Each fact's publisher among this target's runners, as the collector registry declares it. */
+  private readonly publishers = new Map<FactKey<unknown>, CollectorRunner>();
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
   /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
@@ -63,6 +65,7 @@ export class TargetRuntime {
       this.applyRequestCounts();
       onApplied(r);
     });
+    for (const r of this.runners) for (const key of r.collector.facts ?? []) this.publishers.set(key, r);
   }
 
   /** Identity for reloads: a target is unchanged when its whole configuration is. */
@@ -76,7 +79,7 @@ export class TargetRuntime {
 
   /** The runner of the collector that publishes `key`, as the collector registry declares; none when it is off. */
   private publisher(key: FactKey<unknown>): CollectorRunner | undefined {
-    return this.runners.find((r) => r.collector.facts?.includes(key));
+    return this.publishers.get(key);
   }
 
   /** `key` from its publisher's last successful poll; with `fresh`, only while its last poll succeeded. */
