@@ -1,7 +1,8 @@
 /**
  * The tree tells the data path, and no module imports (at run time) from a layer above its own.
  * Type-only imports vanish when compiled and are free, except that the engine and the transport
- * (engine/, http/) never name the domain (vega/, fleet/), not even as a type.
+ * (engine/, http/) never name a layer above theirs (the domain: vega/, fleet/; nor config/, web/),
+ * not even as a type.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -19,10 +20,10 @@ function rank(file: string): number {
   return layer >= 0 ? layer + 1 : LAYERS.length + 1; // exporter.ts and cli.ts: the top
 }
 
-/** The domain, which the engine and transport must not name at all. */
-const DOMAIN = ['vega', 'fleet'];
+/** The layers whose type imports obey the order too: the engine and the transport must not name the domain at all. */
+const STRICT = ['http', 'engine'];
 const layerOf = (file: string): string => relative(ROOT, file).split('/')[0]!;
-const namesDomain = (file: string, target: string): boolean => ['engine', 'http'].includes(layerOf(file)) && DOMAIN.includes(layerOf(target));
+const namesAbove = (file: string, target: string): boolean => STRICT.includes(layerOf(file)) && rank(target) > rank(file);
 
 /** Relative imports of a source text: every `import ... from`, `export ... from` and `import()`, and whether it is type-only. */
 function importsOf(text: string): { spec: string; typeOnly: boolean }[] {
@@ -46,7 +47,7 @@ describe('layers', () => {
     const upward: string[] = [];
     for (const { spec, typeOnly } of importsOf(readFileSync(file, 'utf8'))) {
       const target = normalize(join(dirname(file), spec));
-      if ((!typeOnly && rank(target) > rank(file)) || namesDomain(file, target)) upward.push(target);
+      if ((!typeOnly && rank(target) > rank(file)) || namesAbove(file, target)) upward.push(target);
     }
     expect(upward).toEqual([]);
   });
@@ -59,9 +60,10 @@ describe('layers', () => {
       { spec: '../vega/directory.js', typeOnly: true },
       { spec: './y.js', typeOnly: false },
     ]);
-    expect(namesDomain('src/exporter/engine/define.ts', 'src/exporter/vega/directory.ts')).toBe(true);
-    expect(namesDomain('src/exporter/http/client.ts', 'src/exporter/fleet/fleet.ts')).toBe(true);
-    expect(namesDomain('src/exporter/vega/paginate.ts', 'src/exporter/engine/types.ts')).toBe(false);
-    expect(namesDomain('src/exporter/fleet/fleet.ts', 'src/exporter/vega/directory.ts')).toBe(false);
+    expect(namesAbove('src/exporter/engine/define.ts', 'src/exporter/vega/directory.ts')).toBe(true);
+    expect(namesAbove('src/exporter/http/client.ts', 'src/exporter/fleet/fleet.ts')).toBe(true);
+    expect(namesAbove('src/exporter/vega/paginate.ts', 'src/exporter/engine/types.ts')).toBe(false);
+    expect(namesAbove('src/exporter/engine/settings.ts', 'src/exporter/config/schema.ts')).toBe(true);
+    expect(namesAbove('src/exporter/fleet/fleet.ts', 'src/exporter/vega/directory.ts')).toBe(false);
   });
 });
