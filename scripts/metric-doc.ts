@@ -1,13 +1,15 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
 import type { AnyCollectorModule } from '../src/exporter/engine/define.js';
 import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
-import { ownedBy, type MetricDef } from '../src/exporter/engine/catalogue.js';
+import type { MetricDef } from '../src/exporter/engine/metric.js';
+import { SELF } from '../src/exporter/engine/self-metrics.js';
+import { FLEET } from '../src/exporter/fleet/metrics.js';
 import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
 const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
-  { title: 'fleet signals (computed across targets after each statistics and consistency poll)', metrics: ownedBy('fleet') },
-  { title: 'the exporter itself', metrics: ownedBy('exporter') },
+  { title: 'fleet signals (computed across targets after each statistics and consistency poll)', metrics: Object.values(FLEET) },
+  { title: 'the exporter itself', metrics: Object.values(SELF) },
 ];
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
@@ -16,7 +18,7 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
   const out: string[] = [
     '# Metric reference',
     '',
-    '<!-- Generated from the collector registry (src/exporter/vega/collectors/index.ts) and src/exporter/engine/catalogue.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
+    '<!-- Generated from the collector registry (src/exporter/vega/collectors/index.ts), src/exporter/fleet/metrics.ts and src/exporter/engine/self-metrics.ts by `npm run docs:metrics`; a test fails when this file is stale. -->',
     '',
     'Labels by scope: series scoped to a target (the node-scoped collectors, the per-target fleet signals) carry',
     '`target`, the configured name of the data node; series scoped to a network (the network-scoped collectors,',

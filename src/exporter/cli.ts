@@ -49,7 +49,8 @@ type Prepared = { exit: number } | { cli: CliOptions; config: Config; web: WebAu
 
 /** Flags, environment and files to a validated configuration, or the exit code (help, version, errors). */
 async function prepare(argv: string[]): Promise<Prepared> {
-  const { ConfigError, USAGE, loadConfig, parseCli } = await import('./config/load.js');
+  const { USAGE, loadConfig, parseCli } = await import('./config/load.js');
+  const { ConfigError } = await import('./errors.js');
   try {
     const cli = parseCli(argv);
     if (cli.help) {
@@ -65,7 +66,7 @@ async function prepare(argv: string[]): Promise<Prepared> {
     // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
     const web = config.web.config_file ? (await import('./web/auth.js')).loadWebConfig(config.web.config_file) : undefined;
     if (cli.check) {
-      const { inShard } = await import('./fleet/signals.js');
+      const { inShard } = await import('./fleet/shard.js');
       const kept = inShard(config.targets, config.shard);
       const shard = config.shard ? ` (shard ${config.shard} keeps ${kept.length} of ${config.targets.length})` : '';
       process.stdout.write(`configuration is valid: ${kept.length} target(s)${shard}: ${kept.map((t) => t.name).join(', ')}\n`);
@@ -113,7 +114,7 @@ async function serve(argv: string[], signals: Signals): Promise<number> {
   const { cli, config, web, notes } = prepared;
   const { createLogger } = await import('./logger.js');
   const { VERSION } = await import('./version.js');
-  const { ConfigError } = await import('./config/load.js');
+  const { ConfigError } = await import('./errors.js');
   const log = createLogger(config.log.level, undefined, config.log.format);
   for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
@@ -134,7 +135,7 @@ async function serve(argv: string[], signals: Signals): Promise<number> {
     return 1;
   }
   // The targets this process polls: with --shard, its share only (discovered targets join later).
-  const { inShard } = await import('./fleet/signals.js');
+  const { inShard } = await import('./fleet/shard.js');
   log.info(
     {
       url: `${exporter.url}${config.web.telemetry_path}`,

@@ -59,6 +59,14 @@ export class FieldError extends ExporterError {
   }
 }
 
+/** A configuration (file, flags, web config, secrets, discovery file) that cannot be used: names the field and what was expected. */
+export class ConfigError extends ExporterError {
+  constructor(message: string) {
+    super('CONFIG_INVALID', message);
+    this.name = 'ConfigError';
+  }
+}
+
 /** Describe a value by its JSON type and size, never its content. */
 export function describe(v: unknown): string {
   if (v === null) return 'null';

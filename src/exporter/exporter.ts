@@ -5,7 +5,8 @@
 import { COLLECTORS } from './vega/collectors/index.js';
 import type { AnyCollectorModule } from './engine/define.js';
 import type { Config } from './config/schema.js';
-import { M, catalogueOf } from './engine/catalogue.js';
+import { SELF } from './engine/self-metrics.js';
+import { catalogueOf } from './fleet/metrics.js';
 import { SeriesStore, type StoreKey } from './engine/store.js';
 import { setLabelValueLimit } from './engine/labels.js';
 import { Exposition, type Format } from './engine/registry.js';
@@ -78,8 +79,8 @@ export class Exporter {
     this.store.set(
       RELOAD_KEY,
       [
-        { metric: M.configReloadSuccessful, values: [], value: ok ? 1 : 0 },
-        { metric: M.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 },
+        { metric: SELF.configReloadSuccessful, values: [], value: ok ? 1 : 0 },
+        { metric: SELF.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 },
       ],
       now,
       Infinity,

@@ -1,6 +1,8 @@
 /**
  * The tree tells the data path, and no module imports (at run time) from a layer above its own.
- * Type-only imports are free: they vanish when compiled.
+ * Type-only imports vanish when compiled and are free, except that the engine and the transport
+ * (engine/, http/) never name a layer above theirs (the domain: vega/, fleet/; nor config/, web/),
+ * not even as a type.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -9,13 +11,26 @@ import { describe, expect, it } from 'vitest';
 const ROOT = 'src/exporter';
 /** Lowest first: each layer may import from the ones before it. */
 const LAYERS = ['http', 'engine', 'vega', 'config', 'fleet', 'web'];
-const BASE = ['errors.ts', 'logger.ts', 'version.ts', 'hash.ts'];
+const BASE = ['errors.ts', 'files.ts', 'logger.ts', 'version.ts', 'hash.ts'];
 
 function rank(file: string): number {
   const rel = relative(ROOT, file).replace(/\.js$/, '.ts');
   if (BASE.includes(rel) || rel.startsWith('../')) return 0; // src/shared: the enums the simulator shares
   const layer = LAYERS.indexOf(rel.split('/')[0]!);
   return layer >= 0 ? layer + 1 : LAYERS.length + 1; // exporter.ts and cli.ts: the top
+}
+
+/** The layers whose type imports obey the order too: the engine and the transport must not name the domain at all. */
+const STRICT = ['http', 'engine'];
+const layerOf = (file: string): string => relative(ROOT, file).split('/')[0]!;
+const namesAbove = (file: string, target: string): boolean => STRICT.includes(layerOf(file)) && rank(target) > rank(file);
+
+/** Relative imports of a source text: every `import ... from`, `export ... from` and `import()`, and whether it is type-only. */
+function importsOf(text: string): { spec: string; typeOnly: boolean }[] {
+  return [...text.matchAll(/^(import|export) (type )?[^;]*?from '(\.[^']+)'|import\('(\.[^']+)'\)/gm)].map((m) => ({
+    spec: m[3] ?? m[4]!,
+    typeOnly: m[2] !== undefined,
+  }));
 }
 
 const files = (readdirSync(ROOT, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(ROOT, f));
@@ -30,9 +45,9 @@ describe('layers', () => {
 
   it.each(files)('%s imports nothing from a layer above its own', (file) => {
     const upward: string[] = [];
-    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*?from '(\.[^']+)'|import\('(\.[^']+)'\)/gm)) {
-      const target = normalize(join(dirname(file), m[1] ?? m[2]!));
-      if (rank(target) > rank(file)) upward.push(target);
+    for (const { spec, typeOnly } of importsOf(readFileSync(file, 'utf8'))) {
+      const target = normalize(join(dirname(file), spec));
+      if ((!typeOnly && rank(target) > rank(file)) || namesAbove(file, target)) upward.push(target);
     }
     expect(upward).toEqual([]);
   });
@@ -40,5 +55,15 @@ describe('layers', () => {
   it('the check sees an upward import', () => {
     expect(rank('src/exporter/web/server.js')).toBeGreaterThan(rank('src/exporter/http/client.ts'));
     expect(rank('src/exporter/errors.js')).toBe(0);
+    const seen = importsOf("import type { Directory } from '../vega/directory.js';\nimport { x } from './y.js';");
+    expect(seen).toEqual([
+      { spec: '../vega/directory.js', typeOnly: true },
+      { spec: './y.js', typeOnly: false },
+    ]);
+    expect(namesAbove('src/exporter/engine/define.ts', 'src/exporter/vega/directory.ts')).toBe(true);
+    expect(namesAbove('src/exporter/http/client.ts', 'src/exporter/fleet/fleet.ts')).toBe(true);
+    expect(namesAbove('src/exporter/vega/paginate.ts', 'src/exporter/engine/types.ts')).toBe(false);
+    expect(namesAbove('src/exporter/engine/settings.ts', 'src/exporter/config/schema.ts')).toBe(true);
+    expect(namesAbove('src/exporter/fleet/fleet.ts', 'src/exporter/vega/directory.ts')).toBe(false);
   });
 });

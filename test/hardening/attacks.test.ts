@@ -14,7 +14,7 @@ import { Exporter } from '../../src/exporter/exporter.js';
 import { createLogger } from '../../src/exporter/logger.js';
 import { loadWebConfig } from '../../src/exporter/web/auth.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
-import { ownedBy } from '../../src/exporter/engine/catalogue.js';
+import { M as MARKETS } from '../../src/exporter/vega/collectors/markets.js';
 import { Scrape, scrape } from '../helpers/expo.js';
 import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { lifecycle } from '../helpers/lifecycle.js';
@@ -240,7 +240,7 @@ describe('series budgets per collector (issue 34, item 5)', () => {
       'silent',
     );
     const marketLines = (m: Scrape): string[] =>
-      ownedBy('markets')
+      Object.values(MARKETS)
         .flatMap((d) => m.all(d.name).map((s) => `${d.name}${JSON.stringify(s.labels)} ${s.value}`))
         .sort();
     // What 5 markets make, with the rotations sane.

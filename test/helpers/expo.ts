@@ -1,4 +1,4 @@
-import { CATALOGUE } from '../../src/exporter/vega/collectors/index.js';
+import { CATALOGUE } from '../../src/exporter/fleet/metrics.js';
 import type { SeriesStore } from '../../src/exporter/engine/store.js';
 import { running } from './exporter.js';
 

@@ -1,5 +1,5 @@
 /** Render samples or a store through the exporter's prom-client registry, as /metrics does. */
-import { CATALOGUE } from '../../src/exporter/vega/collectors/index.js';
+import { CATALOGUE } from '../../src/exporter/fleet/metrics.js';
 import type { Sample } from '../../src/exporter/engine/labels.js';
 import { FamilyRegistry, storeSource, type Format } from '../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../src/exporter/engine/store.js';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE } from '../../src/exporter/vega/collectors/index.js';
+import { CATALOGUE } from '../../src/exporter/fleet/metrics.js';
 import { COVERAGE, WHY, type ResourceCoverage } from '../../scripts/coverage.js';
 import { renderCoverage } from '../../scripts/metric-doc.js';
 import { readSpec, specResources, type SpecResource } from '../helpers/spec-fields.js';

@@ -14,7 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
 import { launchSettings } from '../helpers/launch.js';
-import { M } from '../../src/exporter/engine/catalogue.js';
+import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');

@@ -5,19 +5,10 @@
 import { parseArgs } from 'node:util';
 import { CST, LineCounter, Parser, isMap, isScalar, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { ExporterError } from '../errors.js';
-import { readRegularFile } from './file.js';
+import { ConfigError } from '../errors.js';
+import { readRegularFile } from '../files.js';
 import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
 import { resolveTargetSecrets } from './secrets.js';
-
-export { readRegularFile };
-
-export class ConfigError extends ExporterError {
-  constructor(message: string) {
-    super('CONFIG_INVALID', message);
-    this.name = 'ConfigError';
-  }
-}
 
 export interface CliOptions {
   configFile?: string;

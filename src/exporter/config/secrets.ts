@@ -4,7 +4,7 @@
  * a reload picks up a rotated secret. Problems name the field and the file or variable, never the value.
  */
 import { MAX_HEADER_VALUE_BYTES, headerValueProblem, type TargetConfig } from './schema.js';
-import { readRegularFile } from './file.js';
+import { readRegularFile } from '../files.js';
 
 export interface SecretIssue {
   path: (string | number)[];

@@ -4,8 +4,7 @@
  * metric reference all read from it, so adding a collector is one file and one line there.
  */
 import type { z } from 'zod';
-import { ownedBy, type MetricDef } from './catalogue.js';
-import type { Directory } from '../vega/directory.js';
+import type { MetricDef } from './metric.js';
 import type { Collector, CollectorIdentity } from './types.js';
 
 /** The settings every collector has (`collectors.<name>` in the configuration). */
@@ -16,10 +15,13 @@ export interface CollectorSettings {
   max_age?: number | undefined;
 }
 
-/** What a collector may share with the others of its scope. */
-export interface CollectorDeps {
-  /** Market and asset decimals, one per network (filled by the markets collector). */
-  directory: Directory;
+/**
+ * What a collector may share with the others of its scope. `shared` is the domain's state, one per
+ * scope, made by whoever builds the runners (for the Vega collectors: the directory of market and
+ * asset decimals); the engine only passes it through.
+ */
+export interface CollectorDeps<Shared = unknown> {
+  shared: Shared;
   /** The collector's share of its scope's series limit (schedule/settings.ts): bounds state kept per label value. */
   seriesLimit?: number;
 }
@@ -33,13 +35,14 @@ export interface SettingsIssue {
 export interface CollectorModule<
   N extends string = string,
   S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>,
+  Shared = unknown,
 > extends CollectorIdentity {
   readonly name: N;
   /** Heading of its section in docs/metrics.md. */
   readonly title: string;
   /** Its part of the configuration schema, defaults included. */
   readonly config: S;
-  /** The catalogue entries it writes. */
+  /** The families it writes, declared in its own module, in exposition order. */
   readonly metrics: readonly MetricDef[];
   /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
   readonly seriesWeight?: number;
@@ -47,16 +50,16 @@ export interface CollectorModule<
   enabled?(settings: z.output<S>): boolean;
   /** Checks of its settings beyond the schema's. */
   check?(settings: z.output<S>): SettingsIssue[];
-  create(settings: z.output<S>, deps: CollectorDeps): Collector;
+  create(settings: z.output<S>, deps: CollectorDeps<Shared>): Collector;
 }
 
 export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
 
-/** A collector's declaration; `metrics` defaults to what the catalogue says it owns. */
-export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>>(
-  module: Omit<CollectorModule<N, S>, 'metrics'> & { metrics?: readonly MetricDef[] },
-): CollectorModule<N, S> {
-  return { ...module, metrics: module.metrics ?? ownedBy(module.name) };
+/** A collector's declaration, typed by its settings' schema. */
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>, Shared = unknown>(
+  module: CollectorModule<N, S, Shared>,
+): CollectorModule<N, S, Shared> {
+  return module;
 }
 
 /** The settings of one collector in a validated configuration. */

@@ -3,7 +3,7 @@
  * registry. prom-client escapes label values when it renders; capping is ours.
  */
 import { createHash } from 'node:crypto';
-import type { MetricDef } from './catalogue.js';
+import type { MetricDef } from './metric.js';
 
 export interface Sample {
   metric: MetricDef;

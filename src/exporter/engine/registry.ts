@@ -8,7 +8,8 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue, type RegistryContentType } from 'prom-client';
-import { M, type MetricDef } from './catalogue.js';
+import type { MetricDef } from './metric.js';
+import { SELF } from './self-metrics.js';
 import type { SeriesValue } from './labels.js';
 import type { SeriesStore, StoreKey, StorePart } from './store.js';
 import type { BuildInfo } from '../version.js';
@@ -144,7 +145,7 @@ export class FamilyRegistry {
         if (p.def && size > limit - HEADER_ROOM) this.excluded.add(p.def);
       }
       // The exporter's own state is never left out.
-      for (const m of [M.metricsTruncated, M.configReloadSuccessful, M.configReloadSuccessTimestamp]) this.excluded.delete(m);
+      for (const m of [SELF.metricsTruncated, SELF.configReloadSuccessful, SELF.configReloadSuccessTimestamp]) this.excluded.delete(m);
       parts = await this.families(true);
     }
     const texts = parts.map((p) => p.text);
@@ -161,7 +162,7 @@ export class FamilyRegistry {
     const used = new Set<string>();
     for (const { key, def } of this.order) {
       if (!def) out.push({ text: await this.registry.getSingleMetricAsString(key) });
-      else if (def === M.metricsTruncated) {
+      else if (def === SELF.metricsTruncated) {
         if (truncated) out.push({ def, text: await this.only(def, [{ labels: {}, value: 1 }]) });
       } else if (this.source.has(def)) out.push({ def, text: await this.family(def, used) });
     }

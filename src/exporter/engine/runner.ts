@@ -5,9 +5,10 @@
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Collector, CollectorIdentity, CollectResult, NodeFacts } from './types.js';
+import type { Collector, CollectorIdentity, CollectResult } from './types.js';
+import type { Facts } from './facts.js';
 import { ExporterError, errorCode } from '../errors.js';
-import { M } from './catalogue.js';
+import { SELF } from './self-metrics.js';
 import type { Sample } from './labels.js';
 import type { SeriesStore, StoreKey } from './store.js';
 import type { Logger } from '../logger.js';
@@ -39,7 +40,7 @@ export interface RunnerState {
   pagesTotal: number;
   truncated: boolean;
   /** Facts from the last successful poll. */
-  facts: NodeFacts | undefined;
+  facts: Facts | undefined;
   /** The target that answered the last successful poll. */
   answeredBy: string | undefined;
   /** Rows skipped so far, by reason (a counter). */
@@ -296,19 +297,19 @@ export class CollectorRunner {
     const s = this.state;
     const node = c.scope === 'node';
     const out: Sample[] = [
-      { metric: node ? M.collectorSuccess : M.netCollectorSuccess, values: [v, c.name], value: s.success ? 1 : 0 },
-      { metric: node ? M.collectorDuration : M.netCollectorDuration, values: [v, c.name], value: s.durationS ?? 0 },
+      { metric: node ? SELF.collectorSuccess : SELF.netCollectorSuccess, values: [v, c.name], value: s.success ? 1 : 0 },
+      { metric: node ? SELF.collectorDuration : SELF.netCollectorDuration, values: [v, c.name], value: s.durationS ?? 0 },
     ];
     if (s.lastSuccessMs !== undefined)
-      out.push({ metric: node ? M.collectorLastSuccess : M.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
-    out.push({ metric: node ? M.collectorSeriesLimited : M.netCollectorSeriesLimited, values: [v, c.name], value: s.limited ? 1 : 0 });
+      out.push({ metric: node ? SELF.collectorLastSuccess : SELF.netCollectorLastSuccess, values: [v, c.name], value: s.lastSuccessMs / 1000 });
+    out.push({ metric: node ? SELF.collectorSeriesLimited : SELF.netCollectorSeriesLimited, values: [v, c.name], value: s.limited ? 1 : 0 });
     if (c.upMetric) out.push({ metric: c.upMetric, values: [v], value: s.success ? (up ?? 1) : 0 });
     if (s.pagesTotal > 0 || c.paginated) {
-      out.push({ metric: node ? M.upstreamPages : M.netUpstreamPages, values: [v, c.name], value: s.pagesTotal });
-      out.push({ metric: node ? M.paginationTruncated : M.netPaginationTruncated, values: [v, c.name], value: s.truncated ? 1 : 0 });
+      out.push({ metric: node ? SELF.upstreamPages : SELF.netUpstreamPages, values: [v, c.name], value: s.pagesTotal });
+      out.push({ metric: node ? SELF.paginationTruncated : SELF.netPaginationTruncated, values: [v, c.name], value: s.truncated ? 1 : 0 });
     }
-    for (const [reason, n] of s.skipped) out.push({ metric: node ? M.rowsSkipped : M.netRowsSkipped, values: [v, c.name, reason], value: n });
-    if (!node && s.answeredBy !== undefined) out.push({ metric: M.networkSource, values: [v, c.name, s.answeredBy], value: 1 });
+    for (const [reason, n] of s.skipped) out.push({ metric: node ? SELF.rowsSkipped : SELF.netRowsSkipped, values: [v, c.name, reason], value: n });
+    if (!node && s.answeredBy !== undefined) out.push({ metric: SELF.networkSource, values: [v, c.name, s.answeredBy], value: 1 });
     return out;
   }
 }

@@ -3,7 +3,7 @@
  * when a poll is applied and dropped once older than its maximum age. The registry's metrics read
  * their series from here when it renders (exposition/registry.ts), entry by entry.
  */
-import type { MetricDef } from './catalogue.js';
+import type { MetricDef } from './metric.js';
 import { toSeries, type Sample, type SeriesValue } from './labels.js';
 
 /** What a set of series belongs to. */

@@ -1,7 +1,7 @@
-import type { MetricDef } from './catalogue.js';
+import type { Facts, FactKey } from './facts.js';
+import type { MetricDef } from './metric.js';
 import type { Sample } from './labels.js';
 import type { DatanodeClient } from '../http/client.js';
-import type { Truncation } from '../vega/paginate.js';
 import type { RowSkip } from './rows.js';
 
 /**
@@ -20,37 +20,22 @@ export interface CollectContext {
   maxPages: number;
 }
 
-/** What the fleet logic learns about a node from a poll. */
-export interface NodeFacts {
-  chainId?: string;
-  appVersion?: string;
-  height?: bigint;
-  datanodeHeight?: bigint;
-  /** Core's block time (vegaTime), its clock at the answer (currentTime), and the last block interval, in ns. */
-  blockTimeNs?: bigint;
-  currentTimeNs?: bigint;
-  blockDurationNs?: bigint;
-  /** A digest of the node's view of network data, and the data-node height it was taken at. */
-  fingerprint?: string;
-  fingerprintHeight?: bigint;
-  /** The data node's own version (GET /api/v2/info), apart from the core's appVersion. */
-  datanodeVersion?: string;
-  /** The toHeight of the node's newest network-history segment. */
-  segmentHeight?: bigint;
-}
-
 export interface CollectResult {
   samples: Sample[];
   /** Value of the collector's up metric, when the collector has one and decides it itself. */
   up?: number;
   pages?: number;
   truncated?: Truncation;
-  facts?: NodeFacts;
+  /** What the poll established beyond its series, under the keys the collector declares. */
+  facts?: Facts;
   /** The collector left series out to stay within a byte budget of its own: flagged and logged as the series limit is. */
   limited?: boolean;
   /** Rows left out because a field was bad; the runner counts and logs them. */
   skipped?: RowSkip[];
 }
+
+/** Why a walk of a paginated list stopped early (undefined: it did not). */
+export type Truncation = 'page_cap' | 'cursor_loop' | 'row_cap' | undefined;
 
 /** One running instance of a collector: JSON from the node in, samples out. */
 export interface Collector {
@@ -65,4 +50,6 @@ export interface CollectorIdentity {
   readonly upMetric?: MetricDef | undefined;
   /** Walks paginated lists: its page count and truncation flag are exported from the first poll. */
   readonly paginated?: boolean | undefined;
+  /** The facts its polls publish (engine/facts.ts), for readers that look the publisher up by fact. */
+  readonly facts?: readonly FactKey<unknown>[] | undefined;
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Lexer, parse as parseYaml } from 'yaml';
-import { readRegularFile } from '../config/load.js';
+import { readRegularFile } from '../files.js';
 import type { TargetConfig } from '../config/schema.js';
 import { resolveTargetSecrets } from '../config/secrets.js';
 import type { Logger } from '../logger.js';

@@ -10,7 +10,8 @@ import type { CollectorRunner } from '../engine/runner.js';
 import { Discovery, type DiscoveryLimits } from './discovery.js';
 import { NetworkRuntime } from './network-runtime.js';
 import type { RuntimeContext } from './runtime-context.js';
-import { fleetSamples, inShard, networkOf } from './signals.js';
+import { fleetSamples, networkOf } from './signals.js';
+import { inShard } from './shard.js';
 import { TargetRuntime } from './target-runtime.js';
 
 const FLEET_KEY: StoreKey = { scope: 'exporter', id: '', source: 'fleet' };

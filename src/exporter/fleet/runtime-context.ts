@@ -40,7 +40,7 @@ export function runnersFor(
       scopeValue,
       collector: m,
       // State kept per label value is bounded by the collector's own share, as its series are.
-      instance: m.create(settingsOf(ctx.config, m), { directory, seriesLimit: settings.seriesShare }),
+      instance: m.create(settingsOf(ctx.config, m), { shared: directory, seriesLimit: settings.seriesShare }),
       candidates,
       store: ctx.store,
       settings,

@@ -3,10 +3,20 @@
  * collector should ask first, and the cross-node signals (height lag, chain-id and version
  * disagreement, data agreement).
  */
-import { fnv1a } from '../hash.js';
-import { M } from '../engine/catalogue.js';
-import type { NodeFacts } from '../engine/types.js';
+import { FLEET } from './metrics.js';
 import type { Sample } from '../engine/labels.js';
+
+/** What the fleet logic reads about a node's core from its last poll (the facts vega/facts.ts names). */
+export interface NodeFacts {
+  chainId?: string | undefined;
+  appVersion?: string | undefined;
+  height?: bigint | undefined;
+  datanodeHeight?: bigint | undefined;
+  /** Core's block time (vegaTime), its clock at the answer (currentTime), and the last block interval, in ns. */
+  blockTimeNs?: bigint | undefined;
+  currentTimeNs?: bigint | undefined;
+  blockDurationNs?: bigint | undefined;
+}
 
 export interface TargetView {
   name: string;
@@ -93,24 +103,24 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
   const byNetwork = groupBy(views, networkOf);
   for (const [network, members] of [...byNetwork].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const healthy = members.filter((t) => t.healthy && t.facts?.height !== undefined);
-    for (const t of members) out.push({ metric: M.targetNetwork, values: [t.name, network], value: 1 });
-    out.push({ metric: M.networkHealthyTargets, values: [network], value: healthy.length });
+    for (const t of members) out.push({ metric: FLEET.targetNetwork, values: [t.name, network], value: 1 });
+    out.push({ metric: FLEET.networkHealthyTargets, values: [network], value: healthy.length });
 
     // Heights are compared at one moment, the network's newest poll: polls at different instants
     // would otherwise read as lag.
     const at = healthy.reduce((m, t) => Math.max(m, t.poll?.at ?? -Infinity), -Infinity);
     const carried = healthy.map((t) => heightAt(t, at));
     const max = carried.reduce((m, h) => (h > m ? h : m), 0n);
-    healthy.forEach((t, i) => out.push({ metric: M.fleetHeightLag, values: [t.name, network], value: Number(max - carried[i]!) }));
+    healthy.forEach((t, i) => out.push({ metric: FLEET.fleetHeightLag, values: [t.name, network], value: Number(max - carried[i]!) }));
 
     const versioned = healthy.filter((t) => t.facts?.appVersion !== undefined);
     disagreement(versioned.map((t) => t.facts!.appVersion!)).forEach((bad, i) => {
-      out.push({ metric: M.fleetVersionMismatch, values: [versioned[i]!.name, network], value: bad ? 1 : 0 });
+      out.push({ metric: FLEET.fleetVersionMismatch, values: [versioned[i]!.name, network], value: bad ? 1 : 0 });
     });
 
     const dnVersioned = healthy.filter((t) => t.datanodeVersion !== undefined);
     disagreement(dnVersioned.map((t) => t.datanodeVersion!)).forEach((bad, i) => {
-      out.push({ metric: M.fleetDatanodeVersionMismatch, values: [dnVersioned[i]!.name, network], value: bad ? 1 : 0 });
+      out.push({ metric: FLEET.fleetDatanodeVersionMismatch, values: [dnVersioned[i]!.name, network], value: bad ? 1 : 0 });
     });
     out.push(...segmentLag(healthy, network));
 
@@ -129,7 +139,7 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
       return d <= BigInt(toleranceBlocks);
     });
     disagreement(comparable.map((t) => t.fingerprint!.value)).forEach((bad, i) => {
-      out.push({ metric: M.fleetDataAgreement, values: [comparable[i]!.name, network], value: bad ? 0 : 1 });
+      out.push({ metric: FLEET.fleetDataAgreement, values: [comparable[i]!.name, network], value: bad ? 0 : 1 });
     });
   }
 
@@ -140,7 +150,7 @@ export function fleetSamples(views: readonly TargetView[], toleranceBlocks: numb
   );
   for (const [group, members] of groups) {
     disagreement(members.map((t) => t.facts!.chainId!)).forEach((bad, i) => {
-      out.push({ metric: M.fleetChainIdMismatch, values: [members[i]!.name, group], value: bad ? 1 : 0 });
+      out.push({ metric: FLEET.fleetChainIdMismatch, values: [members[i]!.name, group], value: bad ? 1 : 0 });
     });
   }
   return out;
@@ -175,19 +185,7 @@ function segmentLag(healthy: readonly TargetView[], network: string): Sample[] {
   for (const t of healthy) {
     const h = t.facts?.datanodeHeight ?? t.facts?.height;
     if (h === undefined || t.segmentHeight === undefined) continue;
-    out.push({ metric: M.historySegmentLag, values: [t.name, network], value: h > t.segmentHeight ? Number(h - t.segmentHeight) : 0 });
+    out.push({ metric: FLEET.historySegmentLag, values: [t.name, network], value: h > t.segmentHeight ? Number(h - t.segmentHeight) : 0 });
   }
   return out;
-}
-
-/** The targets shard "i/n" keeps (all of them without a shard). */
-export function inShard<T extends { name: string }>(targets: readonly T[], shard: string | undefined): T[] {
-  if (!shard) return [...targets];
-  const [i, n] = shard.split('/').map(Number) as [number, number];
-  return targets.filter((t) => shardOf(t.name, n) === i);
-}
-
-/** The shard a target name falls in: FNV-1a, stable across processes and versions. */
-export function shardOf(name: string, shards: number): number {
-  return fnv1a(name) % shards;
 }

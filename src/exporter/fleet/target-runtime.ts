@@ -1,18 +1,34 @@
 /** One data node: its HTTP client, its request counters, its node-scoped runners. */
 import type { TargetConfig } from '../config/schema.js';
-import { M } from '../engine/catalogue.js';
+import { SELF } from '../engine/self-metrics.js';
 import { capLabel, type Sample } from '../engine/labels.js';
 import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
 import { DatanodeClient } from '../http/client.js';
+import type { FactKey } from '../engine/facts.js';
+import {
+  APP_VERSION,
+  BLOCK_DURATION_NS,
+  BLOCK_TIME_NS,
+  CHAIN_ID,
+  CURRENT_TIME_NS,
+  DATANODE_HEIGHT,
+  DATANODE_VERSION,
+  FINGERPRINT,
+  FINGERPRINT_HEIGHT,
+  HEIGHT,
+  SEGMENT_HEIGHT,
+} from '../vega/facts.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
-import { trackPoll, type PollTrack, type TargetView } from './signals.js';
+import { trackPoll, type NodeFacts, type PollTrack, type TargetView } from './signals.js';
 
 export class TargetRuntime {
   readonly client: DatanodeClient;
   readonly runners: CollectorRunner[];
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly httpKey: StoreKey;
+  /** Each fact's publisher among this target's runners, as the collector registry declares it. */
+  private readonly publishers = new Map<FactKey<unknown>, CollectorRunner>();
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
   /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
@@ -49,6 +65,7 @@ export class TargetRuntime {
       this.applyRequestCounts();
       onApplied(r);
     });
+    for (const r of this.runners) for (const key of r.collector.facts ?? []) this.publishers.set(key, r);
   }
 
   /** Identity for reloads: a target is unchanged when its whole configuration is. */
@@ -60,27 +77,54 @@ export class TargetRuntime {
     return this.runners.find((r) => r.collector.name === name);
   }
 
+  /** The runner of the collector that publishes `key`, as the collector registry declares; none when it is off. */
+  private publisher(key: FactKey<unknown>): CollectorRunner | undefined {
+    return this.publishers.get(key);
+  }
+
+  /** `key` from its publisher's last successful poll; with `fresh`, only while its last poll succeeded. */
+  private fact<T>(key: FactKey<T>, fresh = false): T | undefined {
+    const s = this.publisher(key)?.state;
+    return s && (!fresh || s.success) ? s.facts?.get(key) : undefined;
+  }
+
   view(): TargetView {
-    const stats = this.runner('statistics')?.state;
-    const cons = this.runner('consistency')?.state;
-    const fp = cons?.success ? cons.facts : undefined;
-    const info = this.runner('datanode_info')?.state;
-    const segs = this.runner('history_segments')?.state;
+    // A node is healthy while the poll that reports its core height succeeds.
+    const core = this.publisher(HEIGHT)?.state;
+    const f = this.coreFacts();
     // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
-    if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
-    const at = stats?.lastSuccessMs;
-    const f = stats?.facts;
+    if (f?.chainId) this.knownChainId = this.cappedChainId(f.chainId);
+    const at = core?.lastSuccessMs;
     if (at !== undefined && f?.height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, f.height, f.blockTimeNs);
+    const fingerprint = this.fact(FINGERPRINT, true);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
-      healthy: stats?.success === true,
+      healthy: core?.success === true,
       poll: this.poll,
-      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
-      fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
-      datanodeVersion: info?.success ? info.facts?.datanodeVersion : undefined,
-      segmentHeight: segs?.success ? segs.facts?.segmentHeight : undefined,
+      facts: f ? { ...f, chainId: f.chainId ? this.cappedChainId(f.chainId) : this.knownChainId } : undefined,
+      fingerprint: fingerprint !== undefined ? { value: fingerprint, height: this.fact(FINGERPRINT_HEIGHT, true) } : undefined,
+      datanodeVersion: this.fact(DATANODE_VERSION, true),
+      segmentHeight: this.fact(SEGMENT_HEIGHT, true),
     };
+  }
+
+  /** The core's facts from their publishers' last successful polls; undefined before any such poll. */
+  private coreFacts(): NodeFacts | undefined {
+    const keys = [CHAIN_ID, APP_VERSION, HEIGHT, DATANODE_HEIGHT, BLOCK_TIME_NS, CURRENT_TIME_NS, BLOCK_DURATION_NS];
+    if (!keys.some((k) => this.publisher(k)?.state.facts !== undefined)) return undefined;
+    const out: NodeFacts = {};
+    const put = <K extends keyof NodeFacts>(name: K, value: NodeFacts[K]): void => {
+      if (value !== undefined) out[name] = value;
+    };
+    put('chainId', this.fact(CHAIN_ID));
+    put('appVersion', this.fact(APP_VERSION));
+    put('height', this.fact(HEIGHT));
+    put('datanodeHeight', this.fact(DATANODE_HEIGHT));
+    put('blockTimeNs', this.fact(BLOCK_TIME_NS));
+    put('currentTimeNs', this.fact(CURRENT_TIME_NS));
+    put('blockDurationNs', this.fact(BLOCK_DURATION_NS));
+    return out;
   }
 
   private chainMemo: [string, string] = ['', ''];
@@ -96,11 +140,11 @@ export class TargetRuntime {
     for (const endpoint of [...this.counts.keys()].sort()) {
       const byStatus = this.counts.get(endpoint)!;
       for (const status of [...byStatus.keys()].sort())
-        samples.push({ metric: M.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
+        samples.push({ metric: SELF.upstreamRequests, values: [this.cfg.name, endpoint, status], value: byStatus.get(status)! });
     }
     // Shown while it lasts: the next poll after it ends re-renders without it.
     const until = this.client.backoffUntil();
-    if (until !== undefined) samples.push({ metric: M.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
+    if (until !== undefined) samples.push({ metric: SELF.upstreamBackoffUntil, values: [this.cfg.name], value: until / 1000 });
     this.ctx.store.set(this.httpKey, samples, Date.now(), Infinity);
   }
 

@@ -5,6 +5,7 @@
 import { arr, obj, str } from './convert.js';
 import { FieldError } from '../errors.js';
 import { pageRows } from '../http/bounds.js';
+import type { Truncation } from '../engine/types.js';
 
 export interface PageInfo {
   hasNextPage: boolean;
@@ -17,7 +18,6 @@ export interface Page {
 }
 
 /** `row_cap`: the caller stopped the walk, its rows beyond what it exports. */
-export type Truncation = 'page_cap' | 'cursor_loop' | 'row_cap' | undefined;
 
 /** What a page handler returns: `false` ends the walk there (reported as `row_cap`). */
 export type PageResult = void | boolean | Promise<void | boolean>;

@@ -11,7 +11,8 @@ import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, readRegularFile } from '../config/load.js';
+import { ConfigError } from '../errors.js';
+import { readRegularFile } from '../files.js';
 import { BcryptPool, DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult } from './bcrypt-pool.js';
 
 export { DEFAULT_AUTH_LIMITS, type AuthLimits, type CheckResult };

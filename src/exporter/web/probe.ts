@@ -3,7 +3,8 @@
  * if older than probe.max_age, within the scrape's deadline.
  */
 import type { Config } from '../config/schema.js';
-import { M, type MetricDef } from '../engine/catalogue.js';
+import type { MetricDef } from '../engine/metric.js';
+import { SELF } from '../engine/self-metrics.js';
 import { toSeries } from '../engine/labels.js';
 import { CONTENT_TYPES, FamilyRegistry, storeSource, type Format } from '../engine/registry.js';
 import { SeriesStore } from '../engine/store.js';
@@ -178,8 +179,8 @@ export class Prober {
     const names = new Set(runners.map((r) => r.collector.name));
     const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
     const own = toSeries([
-      { metric: M.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 },
-      { metric: M.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
+      { metric: SELF.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 },
+      { metric: SELF.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
     ]);
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
     const body = await new FamilyRegistry(format, this.catalogue, source).render();

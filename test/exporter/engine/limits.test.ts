@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { M } from '../../../src/exporter/engine/catalogue.js';
+import { M } from '../../helpers/metrics.js';
 import { capLabel, toSeries } from '../../../src/exporter/engine/labels.js';
 import { Exposition } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';

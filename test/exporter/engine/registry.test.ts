@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { M } from '../../../src/exporter/engine/catalogue.js';
+import { M } from '../../helpers/metrics.js';
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
 import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';

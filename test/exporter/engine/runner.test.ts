@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CollectContext, CollectResult, CollectorIdentity } from '../../../src/exporter/engine/types.js';
 import { ExporterError } from '../../../src/exporter/errors.js';
-import { M } from '../../../src/exporter/engine/catalogue.js';
+import { M } from '../../helpers/metrics.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { createLogger } from '../../../src/exporter/logger.js';
 import { CollectorRunner, type Candidate, type RunnerSettings } from '../../../src/exporter/engine/runner.js';

@@ -1,15 +1,6 @@
 /** The pure fleet logic: networks, fail-over order, disagreement, signals and shards. */
 import { describe, expect, it } from 'vitest';
-import {
-  candidateOrder,
-  disagreement,
-  fleetSamples,
-  networkOf,
-  shardOf,
-  trackPoll,
-  type PollTrack,
-  type TargetView,
-} from '../../../src/exporter/fleet/signals.js';
+import { candidateOrder, disagreement, fleetSamples, networkOf, trackPoll, type PollTrack, type TargetView } from '../../../src/exporter/fleet/signals.js';
 import type { Sample } from '../../../src/exporter/engine/labels.js';
 
 const view = (
@@ -180,13 +171,5 @@ describe('fleet logic', () => {
       expect(get(s, 'vega_fleet_block_height_lag_blocks', 'stuck')).toBe(0);
       expect(get(s, 'vega_fleet_block_height_lag_blocks', 'later')).toBe(0);
     });
-  });
-
-  it('shards split names evenly enough and deterministically', () => {
-    const names = Array.from({ length: 1000 }, (_, i) => `dn-${i}`);
-    const counts = [0, 0, 0];
-    for (const n of names) counts[shardOf(n, 3)]! += 1;
-    for (const c of counts) expect(c).toBeGreaterThan(280);
-    expect(shardOf('dn-1', 3)).toBe(shardOf('dn-1', 3));
   });
 });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { M } from '../../../src/exporter/engine/catalogue.js';
+import { M } from '../../helpers/metrics.js';
 import { Exposition } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { createApp, listen, type RunnerStatus, type ServerDeps } from '../../../src/exporter/web/server.js';

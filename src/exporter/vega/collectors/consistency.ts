@@ -10,6 +10,8 @@ import { walkConnection, type ConnectionWalk } from '../paginate.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { defineCollector } from '../../engine/define.js';
 import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { FINGERPRINT, FINGERPRINT_HEIGHT } from '../facts.js';
 
 export const consistencyCollector: Collector = {
   async collect(ctx) {
@@ -43,7 +45,7 @@ export const consistencyCollector: Collector = {
       .update(latest ? `${String(latest.nodeId)}/${String(latest.newPubKey)}/${String(latest.blockHeight)}` : 'none')
       .digest('hex')
       .slice(0, 16);
-    return { samples: [], facts: { fingerprint: digest, ...(height !== undefined && height > 0n ? { fingerprintHeight: height } : {}) } };
+    return { samples: [], facts: new Facts().with(FINGERPRINT, digest).with(FINGERPRINT_HEIGHT, height !== undefined && height > 0n ? height : undefined) };
   },
 };
 
@@ -53,5 +55,6 @@ export default defineCollector({
   title: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
   config: simpleCollectorConfig('60s', true),
   metrics: [],
+  facts: [FINGERPRINT, FINGERPRINT_HEIGHT],
   create: () => consistencyCollector,
 });

@@ -4,15 +4,27 @@
  * shows only here.
  */
 import { simpleCollectorConfig } from '../../engine/fields.js';
-import { M, ownedBy } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { obj, str } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
-import type { Collector, NodeFacts } from '../../engine/types.js';
+import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { DATANODE_VERSION } from '../facts.js';
+
+const T = ['target'] as const;
+const metric = metricsOf('datanode_info');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  datanodeBuildInfo: metric('vega_datanode_build_info', [...T, 'version', 'commit_hash'], '')
+    .source('GET /api/v2/info version, commitHash')
+    .help("The data node's own software version and commit (vega_build_info carries the core's); value always 1."),
+} as const satisfies Record<string, MetricDef>;
 
 /** The version the fleet compares across a network's data nodes. */
-export function datanodeInfoFacts(body: unknown): NodeFacts {
-  return { datanodeVersion: str(obj(body, 'body').version, 'version') };
+export function datanodeInfoFacts(body: unknown): Facts {
+  return new Facts().with(DATANODE_VERSION, str(obj(body, 'body').version, 'version'));
 }
 
 export function datanodeInfoSamples(target: string, body: unknown): Sample[] {
@@ -33,6 +45,7 @@ export default defineCollector({
   // A version changes only on an upgrade: once a minute is plenty, and the answer is ~100 bytes.
   title: 'datanode_info collector (`GET /api/v2/info`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: ownedBy('datanode_info'),
+  metrics: Object.values(M),
+  facts: [DATANODE_VERSION],
   create: () => datanodeInfoCollector,
 });

@@ -5,13 +5,30 @@
  * statistics and this answer meet.
  */
 import { simpleCollectorConfig } from '../../engine/fields.js';
-import { M, ownedBy } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { arr, i64, obj, str } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { isNetworkHistoryDisabled } from './network-history.js';
 import { RowSkips } from '../../engine/rows.js';
-import type { Collector, NodeFacts } from '../../engine/types.js';
+import type { Collector } from '../../engine/types.js';
+import { Facts } from '../../engine/facts.js';
+import { SEGMENT_HEIGHT } from '../facts.js';
+
+const T = ['target'] as const;
+const SEG = 'GET /api/v2/networkhistory/segments';
+const metric = metricsOf('history_segments');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  segments: metric('vega_history_segments', T, 'segments').source(`${SEG} segments (rows)`).help('Network-history segments the data node lists.'),
+  segmentLatestTo: metric('vega_history_segment_latest_to_height', T, 'blocks')
+    .source(`${SEG} segments[].toHeight (highest)`)
+    .help('Last block of the newest segment; absent when the node lists none.'),
+  segmentLatestFrom: metric('vega_history_segment_latest_from_height', T, 'blocks')
+    .source(`${SEG} fromHeight of the segment with the highest toHeight`)
+    .help('First block of the newest segment; absent when the node lists none.'),
+} as const satisfies Record<string, MetricDef>;
 
 interface Segment {
   from: bigint;
@@ -34,11 +51,11 @@ export function latestSegment(body: unknown): { latest: Segment | undefined; cou
   return { latest, count: rows.length, skips };
 }
 
-export function segmentFacts(latest: Segment | undefined): NodeFacts {
-  return latest ? { segmentHeight: latest.to } : {};
+export function segmentFacts(latest: Segment | undefined): Facts {
+  return new Facts().with(SEGMENT_HEIGHT, latest?.to);
 }
 
-export function historySegmentsSamples(target: string, body: unknown): { samples: Sample[]; facts: NodeFacts; skips: RowSkips } {
+export function historySegmentsSamples(target: string, body: unknown): { samples: Sample[]; facts: Facts; skips: RowSkips } {
   const { latest, count, skips } = latestSegment(body);
   const samples: Sample[] = [{ metric: M.segments, values: [target], value: count }];
   if (latest) {
@@ -69,6 +86,7 @@ export default defineCollector({
   // Segments come every few hundred to thousand blocks (minutes): a poll a minute sees each one.
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: ownedBy('history_segments'),
+  metrics: Object.values(M),
+  facts: [SEGMENT_HEIGHT],
   create: () => historySegmentsCollector,
 });

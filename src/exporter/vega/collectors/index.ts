@@ -1,9 +1,10 @@
 /**
  * The collector registry: every collector the exporter can run, in the order their series and
- * documentation appear. A new collector is one module (see define.ts) and one line here.
+ * documentation appear. A new collector is one module (see engine/define.ts), its metric families
+ * declared in it, and one line here.
  */
-import { catalogueOf } from '../../engine/catalogue.js';
 import type { AnyCollectorModule } from '../../engine/define.js';
+import type { MetricDef } from '../../engine/metric.js';
 import consistency from './consistency.js';
 import datanodeInfo from './datanode-info.js';
 import historySegments from './history-segments.js';
@@ -34,5 +35,19 @@ export const COLLECTORS = [
   orders,
 ] as const satisfies readonly AnyCollectorModule[];
 
-/** Every metric the exporter can write, in exposition order. */
-export const CATALOGUE = catalogueOf(COLLECTORS);
+/** Every collector's families, in exposition order (the fleet's and the exporter's own follow them). */
+export const COLLECTOR_METRICS: readonly MetricDef[] = COLLECTORS.flatMap((c) => c.metrics);
+
+/** Metric name prefixes the node software (and the old vega-exporter) already use; the exporter's own `datanode_exporter_` excepted. */
+export const RESERVED_PREFIXES = [
+  'datanode_',
+  'vega_engine_',
+  'vega_orders',
+  'vega_request_',
+  'vega_snapshot_',
+  'vega_unconfirmedtx',
+  'vega_withdrawals_',
+  'vega_market_best_bid_price',
+  'vega_party_count_total',
+  'vega_validator_',
+] as const;

@@ -3,7 +3,7 @@
  * for rows after the last cursor seen, so a steady-state poll is one request whatever the history's
  * size. State lives in memory: a restart rebuilds the counts with one full walk.
  */
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { id, obj, str, u64 } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
@@ -12,6 +12,19 @@ import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const metric = metricsOf('key_rotations');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  rotations: metric('vega_key_rotations_total', [...N, 'node_id'], 'rotations')
+    .source('GET /api/v2/vega/keys/rotations (all pages)')
+    .help('Key rotations per validator node over the whole history.'),
+  rotationLastHeight: metric('vega_key_rotation_last_block_height', [...N, 'node_id'], 'blocks')
+    .source('GET /api/v2/vega/keys/rotations rotations.blockHeight')
+    .help("Block height of the validator's last key rotation."),
+} as const satisfies Record<string, MetricDef>;
 
 /** The real data node path first; the specification's path when a node answers 404 there. */
 export const ROTATION_PATHS = ['/api/v2/vega/keys/rotations', '/api/v2/chain/keys/rotations'] as const;
@@ -146,6 +159,7 @@ export default defineCollector({
   name: 'key_rotations',
   scope: 'network',
   title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
+  metrics: Object.values(M),
   config: simpleCollectorConfig('60s', true),
   paginated: true,
   create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),

@@ -6,7 +6,7 @@
  * stakes by the settlement asset's decimals; a value whose decimals are unknown is absent, never
  * unscaled.
  */
-import { M, ownedBy } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { marketGuardConfig } from '../../engine/fields.js';
 import { FieldError } from '../../errors.js';
 import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../convert.js';
@@ -14,10 +14,66 @@ import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { AUCTION_TRIGGER, MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector } from '../../engine/define.js';
+import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import type { MarketOptions } from './markets.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const MD = 'GET /api/v2/markets/data';
+const metric = metricsOf('market_data');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  mdMode: metric('vega_market_data_trading_mode', [...N, 'market_id', 'trading_mode'], '')
+    .source(`${MD} marketTradingMode`)
+    .help('Live trading mode: 1 for the current mode, 0 for the other known modes.'),
+  mdState: metric('vega_market_data_state', [...N, 'market_id', 'state'], '')
+    .source(`${MD} marketState`)
+    .help('Live market state: 1 for the current state, 0 for the other known states.'),
+  mdAuction: metric('vega_market_auction_timestamp_seconds', [...N, 'market_id', 'event'], 'seconds since epoch')
+    .source(`${MD} auctionStart, auctionEnd (unix ns; "0" is absent)`)
+    .help('Start and (expected) end of the current auction; absent outside auctions.'),
+  mdTrigger: metric('vega_market_auction_trigger_info', [...N, 'market_id', 'trigger', 'extension_trigger'], '')
+    .source(`${MD} trigger, extensionTrigger`)
+    .help('What started the current auction and what extended it; present (1) only while a trigger is set.'),
+  mdPrice: metric('vega_market_data_price', [...N, 'market_id', 'kind'], 'quote units')
+    .source(`${MD} markPrice, lastTradedPrice, midPrice, indicativePrice, bestBidPrice, bestOfferPrice / 10^decimalPlaces`)
+    .help("Live prices in the market's price units; absent while the market's decimals are unknown. Exact up to float64 rounding."),
+  mdVolume: metric('vega_market_data_volume', [...N, 'market_id', 'kind'], 'contracts')
+    .source(`${MD} bestBidVolume, bestOfferVolume, indicativeVolume / 10^positionDecimalPlaces`)
+    .help('Volume at the best bid and offer and the indicative uncrossing volume, in contracts; absent while decimals are unknown.'),
+  mdOpenInterest: metric('vega_market_open_interest', [...N, 'market_id'], 'contracts')
+    .source(`${MD} openInterest / 10^positionDecimalPlaces`)
+    .help('Open interest in contracts; absent while decimals are unknown.'),
+  mdStake: metric('vega_market_stake', [...N, 'market_id', 'kind'], 'settlement-asset units')
+    .source(`${MD} targetStake, suppliedStake / 10^settlement-asset decimals`)
+    .help('Target and supplied liquidity stake in whole settlement-asset units; absent while the asset decimals are unknown.'),
+  mdBound: metric('vega_market_price_monitoring_bound', [...N, 'market_id', 'horizon', 'bound'], 'quote units')
+    .source(
+      `${MD} priceMonitoringBounds[].minValidPrice, maxValidPrice / 10^decimalPlaces (active bounds only; per trigger horizon, the range all of them allow)`,
+    )
+    .help(
+      'Price-monitoring bounds: trading outside [min, max] starts a price auction. Only active bounds count (those without `active`, from nodes before v0.77, are taken as active); when several active bounds share a horizon, min is the highest of their minimums and max the lowest of their maximums. A horizon whose bounds are all inactive has no min and max: see vega_market_price_monitoring_bound_active.',
+    ),
+  mdBoundActive: metric('vega_market_price_monitoring_bound_active', [...N, 'market_id', 'horizon'], '')
+    .source(`${MD} priceMonitoringBounds[].active (v0.77; absent is active)`)
+    .help(
+      'Whether a price-monitoring bound of this horizon is active (1), or all of them are inactive (0): an inactive bound has already started its auction and limits nothing until the network resets it, so its range is not exported.',
+    ),
+  mdNextMtm: metric('vega_market_next_mark_to_market_timestamp_seconds', [...N, 'market_id'], 'seconds since epoch')
+    .source(`${MD} nextMarkToMarket (unix ns; "0" is absent)`)
+    .help('When the next mark-to-market settlement is due.'),
+  mdFundingRate: metric('vega_market_funding_rate', [...N, 'market_id'], 'ratio')
+    .source(`${MD} productData.perpetualData.fundingRate`)
+    .help('Perpetual markets: the current funding rate; absent for other products.'),
+  mdTimestamp: metric('vega_market_data_timestamp_seconds', [...N, 'market_id'], 'seconds since epoch')
+    .source(`${MD} timestamp (unix ns)`)
+    .help('When the node computed this market data.'),
+  mdOverLimit: metric('datanode_exporter_market_data_over_limit', N, '')
+    .source(`${MD} (rows after collectors.market_data.allow)`)
+    .help('Whether more markets than collectors.market_data.max_markets were listed (1): per-market series are then not exported.'),
+} as const satisfies Record<string, MetricDef>;
 
 type Json = Record<string, unknown>;
 
@@ -205,6 +261,7 @@ export default defineCollector({
   config: marketGuardConfig('30s'),
   // Weighted as the markets collector, for the same reason: dozens of series a market.
   seriesWeight: 4,
-  metrics: ownedBy('market_data'),
-  create: (c, { directory }) => new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+  metrics: Object.values(M),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) =>
+    new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

@@ -3,7 +3,7 @@
  * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { marketGuardConfig } from '../../engine/fields.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
@@ -13,9 +13,99 @@ import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts } from '../directory.js';
-import { defineCollector } from '../../engine/define.js';
+import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const MK = 'GET /markets (or /api/v2/markets)';
+const metric = metricsOf('markets');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  marketsByState: metric('vega_markets', [...N, 'state'], 'markets')
+    .source(`${MK} state`)
+    .help('Markets by state; 0 for known states that have none.'),
+  marketsByMode: metric('vega_markets_by_trading_mode', [...N, 'trading_mode'], 'markets')
+    .source(`${MK} tradingMode`)
+    .help('Markets by trading mode; 0 for known modes that have none.'),
+  marketsOverLimit: metric('datanode_exporter_markets_over_limit', N, '')
+    .source(`${MK} (count versus collectors.markets.max_markets)`)
+    .help('Whether there are more markets than max_markets (1), in which case per-market series are not exported.'),
+  marketInfo: metric('vega_market_info', [...N, 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'], '')
+    .source(`${MK} id, tradableInstrument.instrument.{code,name,metadata.tags}, product`)
+    .help(
+      'Market identity; value always 1. settlement_asset is the asset id money is settled in (the quote asset for spot, whose quote_name is empty), tags are comma-joined.',
+    ),
+  marketState: metric('vega_market_state', [...N, 'market_id', 'state'], '')
+    .source(`${MK} state`)
+    .help('Market state: 1 for the current state, 0 for the other known states.'),
+  marketMode: metric('vega_market_trading_mode', [...N, 'market_id', 'trading_mode'], '')
+    .source(`${MK} tradingMode`)
+    .help('Trading mode: 1 for the current mode, 0 for the other known modes.'),
+  marketDecimals: metric('vega_market_decimal_places', [...N, 'market_id'], 'digits')
+    .source(`${MK} decimalPlaces`)
+    .help('Price decimal places: real price = price / 10^decimal_places.'),
+  marketPositionDecimals: metric('vega_market_position_decimal_places', [...N, 'market_id'], 'digits')
+    .source(`${MK} positionDecimalPlaces`)
+    .help('Position decimal places (may be negative): real size = size / 10^position_decimal_places.'),
+  marketFee: metric('vega_market_fee_factor', [...N, 'market_id', 'fee'], 'ratio')
+    .source(`${MK} fees.factors.{makerFee,infrastructureFee,liquidityFee,treasuryFee,buyBackFee}`)
+    .help(
+      'Fee factors as fractions of trade value: fee maker, infrastructure, liquidity, and (since v0.78) treasury and buy_back, which are absent for nodes that do not send them.',
+    ),
+  marketSlippage: metric('vega_market_slippage_factor', [...N, 'market_id', 'kind'], 'ratio')
+    .source(`${MK} linearSlippageFactor, quadraticSlippageFactor`)
+    .help('Slippage factors used in margin.'),
+  marketLpPriceRange: metric('vega_market_lp_price_range', [...N, 'market_id'], 'ratio')
+    .source(`${MK} lpPriceRange (liquiditySlaParams.priceRange when "" or absent, as on current nodes)`)
+    .help('Liquidity provision price range.'),
+  marketTimestamp: metric('vega_market_timestamp_seconds', [...N, 'market_id', 'event'], 'seconds since epoch')
+    .source(`${MK} marketTimestamps.{proposed,pending,open,close}`)
+    .help('Market lifecycle times that are set (unset ones are absent).'),
+  marketAuctionDuration: metric('vega_market_opening_auction_duration_seconds', [...N, 'market_id'], 'seconds')
+    .source(`${MK} openingAuction.duration`)
+    .help('Opening auction duration.'),
+  marketAuctionVolume: metric('vega_market_opening_auction_volume', [...N, 'market_id'], 'contracts (raw)')
+    .source(`${MK} openingAuction.volume`)
+    .help('Minimum opening auction volume, in raw position units.'),
+  marketTriggers: metric('vega_market_price_monitoring_triggers', [...N, 'market_id'], 'triggers')
+    .source(`${MK} priceMonitoringSettings.parameters.triggers`)
+    .help('Number of price-monitoring triggers.'),
+  marketTriggerHorizon: metric('vega_market_price_monitoring_trigger_horizon_seconds', [...N, 'market_id', 'trigger'], 'seconds')
+    .source(`${MK} priceMonitoringSettings.parameters.triggers[].horizon`)
+    .help(
+      'Per price-monitoring trigger: the horizon the price move is projected over. trigger is the index in the market\'s list ("0" first; the first 16 only).',
+    ),
+  marketTriggerProbability: metric('vega_market_price_monitoring_trigger_probability', [...N, 'market_id', 'trigger'], 'ratio')
+    .source(`${MK} priceMonitoringSettings.parameters.triggers[].probability`)
+    .help('Per price-monitoring trigger: the probability level its bounds are drawn at (0 to 1). trigger as for the horizon.'),
+  marketTriggerExtension: metric('vega_market_price_monitoring_trigger_auction_extension_seconds', [...N, 'market_id', 'trigger'], 'seconds')
+    .source(`${MK} priceMonitoringSettings.parameters.triggers[].auctionExtension`)
+    .help('Per price-monitoring trigger: how long a price auction it starts lasts (or is extended by). trigger as for the horizon.'),
+  marketTargetStakeWindow: metric('vega_market_target_stake_time_window_seconds', [...N, 'market_id'], 'seconds')
+    .source(`${MK} liquidityMonitoringParameters.targetStakeParameters.timeWindow`)
+    .help('Target-stake time window.'),
+  marketLiquidityTriggeringRatio: metric('vega_market_liquidity_triggering_ratio', [...N, 'market_id'], 'ratio')
+    .source(`${MK} liquidityMonitoringParameters.triggeringRatio`)
+    .help(
+      'Liquidity monitoring\'s triggering ratio: the fraction of the target stake below which supplied stake starts a liquidity auction; absent when unset ("").',
+    ),
+  marketLiquidityAuctionExtension: metric('vega_market_liquidity_auction_extension_seconds', [...N, 'market_id'], 'seconds')
+    .source(`${MK} liquidityMonitoringParameters.auctionExtension`)
+    .help("Liquidity monitoring's auction extension: how long a liquidity auction lasts (or is extended by)."),
+  marketTargetStakeScaling: metric('vega_market_target_stake_scaling_factor', [...N, 'market_id'], 'ratio')
+    .source(`${MK} liquidityMonitoringParameters.targetStakeParameters.scalingFactor`)
+    .help('Target-stake scaling factor.'),
+  marketRisk: metric('vega_market_risk_parameter', [...N, 'market_id', 'model', 'parameter'], '')
+    .source(`${MK} tradableInstrument.{logNormalRiskModel,simpleRiskModel}`)
+    .help(
+      'Risk-model parameters: model log_normal (tau, risk_aversion, mu, r, sigma) or simple (factor_long, factor_short, max_move_up, min_move_down, probability_of_trading).',
+    ),
+  marketMarginScaling: metric('vega_market_margin_scaling_factor', [...N, 'market_id', 'level'], 'ratio')
+    .source(`${MK} tradableInstrument.marginCalculator.scalingFactors`)
+    .help('Margin scaling factors: search, initial, collateral_release.'),
+} as const satisfies Record<string, MetricDef>;
 
 export interface MarketOptions {
   maxMarkets: number;
@@ -312,8 +402,10 @@ export default defineCollector({
   name: 'markets',
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
+  metrics: Object.values(M),
   config: marketGuardConfig('60s'),
   // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
   seriesWeight: 4,
-  create: (c, { directory }) => new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) =>
+    new MarketsCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

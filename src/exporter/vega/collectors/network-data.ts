@@ -5,13 +5,39 @@
  * network/data already has.
  */
 import { simpleCollectorConfig } from '../../engine/fields.js';
-import { M, ownedBy } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { amount, i64, obj, scaleExact, u64, unixNsSeconds } from '../convert.js';
 import { FieldError } from '../../errors.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const ND = 'GET /api/v2/network/data';
+const metric = metricsOf('network_data');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  ndValidators: metric('vega_network_validators', [...N, 'set'], 'validators')
+    .source(`${ND} nodeData.totalNodes and {tendermint,ersatz,pending}Nodes.total`)
+    .help('Validators in the network (set="all") and in each set: tendermint (consensus), ersatz (standby), pending.'),
+  ndInactive: metric('vega_network_validators_inactive', [...N, 'set'], 'validators')
+    .source(`${ND} nodeData.inactiveNodes and {tendermint,ersatz,pending}Nodes.inactive`)
+    .help('Inactive validators, in all and per set.'),
+  ndMaximum: metric('vega_network_validators_maximum', [...N, 'set'], 'validators')
+    .source(`${ND} nodeData.{tendermint,ersatz,pending}Nodes.maximum`)
+    .help('The most validators a set may hold; absent when the node does not say.'),
+  ndStaked: metric('vega_network_stake', N, 'tokens')
+    .source(`${ND} nodeData.stakedTotal / 10^18`)
+    .help("Stake on all validators in whole governance tokens (the network's own token has 18 decimals). Exact up to float64 rounding."),
+  ndEpochTimestamp: metric('vega_network_epoch_timestamp_seconds', [...N, 'event'], 'seconds since epoch')
+    .source('GET /api/v2/epoch epoch.timestamps.startTime, expiryTime, endTime (unix ns; "0" is absent)')
+    .help('Start, expected expiry and (once over) end of the current epoch.'),
+  ndEpochFirstBlock: metric('vega_network_epoch_first_block', N, 'blocks')
+    .source('GET /api/v2/epoch epoch.timestamps.firstBlock')
+    .help('First block of the current epoch.'),
+} as const satisfies Record<string, MetricDef>;
 
 /** The network's own token has 18 decimals (datanode-api.md): staked totals are in whole tokens. */
 export const STAKE_DECIMALS = 18;
@@ -98,6 +124,6 @@ export default defineCollector({
   // The validator set changes at epoch boundaries (minutes to a day apart): a minute is plenty.
   title: 'network_data collector (`GET /api/v2/network/data`, `GET /api/v2/epoch`; every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: ownedBy('network_data'),
+  metrics: Object.values(M),
   create: () => networkDataCollector,
 });

@@ -2,13 +2,29 @@
  * GET /api/v2/networkhistory → samples. The body carries the private swarm's keys: only the peer
  * list is read, and nothing from the body reaches a label, a log line or an error message.
  */
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { arr, obj } from '../convert.js';
 import { FieldError, UpstreamHttpError } from '../../errors.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import type { Collector } from '../../engine/types.js';
+
+const T = ['target'] as const;
+const metric = metricsOf('network_history');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  nhUp: metric('vega_network_history_up', T, '')
+    .source('GET /api/v2/networkhistory')
+    .help('Whether network history is serving (1) or disabled/unreachable (0).'),
+  nhPeers: metric('vega_network_history_connected_peers', T, 'peers')
+    .source('GET /api/v2/networkhistory connectedPeers (distinct)')
+    .help('Distinct network-history peers connected.'),
+  nhConnections: metric('vega_network_history_connections', T, 'connections')
+    .source('GET /api/v2/networkhistory connectedPeers (entries)')
+    .help('Network-history connections, one per entry (a peer may hold several).'),
+} as const satisfies Record<string, MetricDef>;
 
 export function networkHistorySamples(target: string, body: unknown): Sample[] {
   const peers = arr(obj(body, 'body').connectedPeers, 'connectedPeers');
@@ -49,6 +65,7 @@ export default defineCollector({
   name: 'network_history',
   scope: 'node',
   title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
+  metrics: Object.values(M),
   config: simpleCollectorConfig('15s', true),
   upMetric: M.nhUp,
   create: () => networkHistoryCollector,

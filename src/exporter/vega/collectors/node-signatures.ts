@@ -1,8 +1,9 @@
 /** Signatures collected for listed resources (a withdrawal bundle, say), by kind; every page. */
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, idListConfig } from '../../engine/fields.js';
 import { enumValue, id as readId, obj, str } from '../convert.js';
-import { walkConnection, type Truncation } from '../paginate.js';
+import { walkConnection } from '../paginate.js';
+import type { Truncation } from '../../engine/types.js';
 import { KeptBytes } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { EnumLabels } from '../scale.js';
@@ -10,6 +11,19 @@ import { NODE_SIGNATURE_KIND } from '../../../shared/enums.js';
 import { defineCollector, watchesListedIds } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const metric = metricsOf('node_signatures');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  signatures: metric('vega_node_signatures', [...N, 'resource_id', 'kind'], 'signatures')
+    .source('GET /api/v2/node/signatures?id= (all pages)')
+    .help('Validator signatures collected for a listed resource, by kind.'),
+  signaturesCollected: metric('vega_node_signatures_collected', [...N, 'resource_id'], 'signatures')
+    .source('GET /api/v2/node/signatures?id= (all pages)')
+    .help('Validator signatures collected for a listed resource, all kinds (0 when none).'),
+} as const satisfies Record<string, MetricDef>;
 
 export class NodeSignaturesCollector implements Collector {
   constructor(private readonly ids: readonly string[]) {}
@@ -52,6 +66,7 @@ export default defineCollector({
   name: 'node_signatures',
   scope: 'network',
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
+  metrics: Object.values(M),
   config: idListConfig('60s', anyId),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
   create: (c) => new NodeSignaturesCollector(c.ids),

@@ -3,7 +3,7 @@
  * failure. Size and price are scaled by the market's decimals when the market is known.
  */
 import { z } from 'zod';
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, timing } from '../../engine/fields.js';
 import { amount, enumValue, id, obj, pathSegment, scaleExact, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
@@ -12,9 +12,51 @@ import { oneHot } from '../scale.js';
 import { ORDER_STATUS } from '../../../shared/enums.js';
 import { isId } from '../../../shared/ids.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector, watchesListedIds } from '../../engine/define.js';
+import { defineCollector, watchesListedIds, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const ORD = 'GET /api/v2/order/{id}';
+const N = ['network'] as const;
+const metric = metricsOf('orders');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  orderFound: metric('vega_order_found', [...N, 'order_id'], '')
+    .source(`${ORD} (404 is 0)`)
+    .help('Whether a listed order exists (1) or not (0).'),
+  orderInfo: metric('vega_order_info', [...N, 'order_id', 'market_id', 'party_id', 'side', 'type', 'time_in_force'], '')
+    .source(`${ORD} marketId, partyId, side, type, timeInForce`)
+    .help('Order identity; value always 1.'),
+  orderStatus: metric('vega_order_status', [...N, 'order_id', 'status'], '')
+    .source(`${ORD} status`)
+    .help('Order status: 1 for the current status, 0 for the other known ones.'),
+  orderSize: metric('vega_order_size', [...N, 'order_id'], 'contracts')
+    .source(`${ORD} size / 10^positionDecimalPlaces`)
+    .help('Order size in contracts. Exact up to float64 rounding.'),
+  orderRemaining: metric('vega_order_remaining', [...N, 'order_id'], 'contracts')
+    .source(`${ORD} remaining / 10^positionDecimalPlaces`)
+    .help('Unfilled size in contracts. Exact up to float64 rounding.'),
+  orderPrice: metric('vega_order_price', [...N, 'order_id'], 'quote units')
+    .source(`${ORD} price / 10^decimalPlaces`)
+    .help(
+      "Limit price in the market's price units (quote units per contract). Exact up to float64 rounding: the decimal string (any length, no 64-bit limit) is scaled by its decimals exactly and rounded once.",
+    ),
+  orderVersion: metric('vega_order_version', [...N, 'order_id'], 'version')
+    .source(`${ORD} version (latest)`)
+    .help('Latest version of the order: 1 plus the number of amendments.'),
+  orderPeggedOffset: metric('vega_order_pegged_offset', [...N, 'order_id', 'reference'], 'quote units')
+    .source(`${ORD} peggedOrder.offset / 10^decimalPlaces, peggedOrder.reference`)
+    .help(
+      "Pegged orders: the offset from the reference price (reference: PEGGED_REFERENCE_MID, _BEST_BID, _BEST_ASK) in the market's price units; absent for other orders and while the market's decimals are unknown. Exact up to float64 rounding.",
+    ),
+  orderReason: metric('vega_order_reason_info', [...N, 'order_id', 'reason'], '')
+    .source(`${ORD} reason`)
+    .help('Why the order was rejected (an ORDER_ERROR_* name); present (1) only while the order carries a reason.'),
+  orderTimestamp: metric('vega_order_timestamp_seconds', [...N, 'order_id', 'event'], 'seconds since epoch')
+    .source(`${ORD} createdAt, updatedAt, expiresAt (unix ns; "0" is absent)`)
+    .help('Order times that are set: created, updated, expires.'),
+} as const satisfies Record<string, MetricDef>;
 
 export interface OrderRef {
   id: string;
@@ -142,9 +184,10 @@ export default defineCollector({
   name: 'orders',
   scope: 'network',
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
+  metrics: Object.values(M),
   config: z
     .strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(z.union([orderRefString, orderRefObject])).default([]) })
     .prefault({}),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: unknown[] }>('orders', 'ids', (c) => c.ids.length),
-  create: (c, { directory }) => new OrdersCollector(c.ids, directory),
+  create: (c, { shared: directory }: CollectorDeps<Directory>) => new OrdersCollector(c.ids, directory),
 });

@@ -3,7 +3,7 @@
  * party ids, whether each exists. A 404 for a listed id is "no", not a failure.
  */
 import { z } from 'zod';
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, timing } from '../../engine/fields.js';
 import { id, obj } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
@@ -12,6 +12,17 @@ import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const N = ['network'] as const;
+const metric = metricsOf('parties');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  parties: metric('vega_parties', N, 'parties').source('GET /api/v2/parties (all pages)').help('Parties known to the data node.'),
+  partyExists: metric('vega_party_exists', [...N, 'party_id'], '')
+    .source('GET /api/v2/parties?partyId= (404 is 0)')
+    .help('Whether a listed party exists (1) or not (0).'),
+} as const satisfies Record<string, MetricDef>;
 
 export class PartiesCollector implements Collector {
   constructor(private readonly partyIds: readonly string[]) {}
@@ -49,6 +60,7 @@ export default defineCollector({
   name: 'parties',
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
+  metrics: Object.values(M),
   config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(anyId).default([]) }).prefault({}),
   create: (c) => new PartiesCollector(c.party_ids),
 });

@@ -5,7 +5,7 @@
  * GET /api/v2/asset/{id}); when those are unknown the money series are absent, never unscaled.
  */
 import { z } from 'zod';
-import { M } from '../../engine/catalogue.js';
+import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, timing } from '../../engine/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../convert.js';
 import { walkConnection } from '../paginate.js';
@@ -14,10 +14,64 @@ import type { Sample } from '../../engine/labels.js';
 import { oneHot } from '../scale.js';
 import { POSITION_STATUS } from '../../../shared/enums.js';
 import type { Directory, MarketFacts } from '../directory.js';
-import { defineCollector, watchesListedIds } from '../../engine/define.js';
+import { defineCollector, watchesListedIds, type CollectorDeps } from '../../engine/define.js';
 import { LOOKUPS_PER_POLL } from './market-data.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+
+const POS = 'GET /api/v2/positions';
+/** Help of the positions' fee and funding series: what the period label means. */
+const POSITION_FEES = (what: string): string =>
+  `${what}, in whole settlement-asset units: period="all" over the position's whole history, period="since_open" since it last opened from zero or flipped side. Absent for nodes before v0.79 (which do not send them) and while the asset decimals are unknown. Exact up to float64 rounding.`;
+const N = ['network'] as const;
+const metric = metricsOf('positions');
+
+/** The families this collector writes, in exposition order. */
+export const M = {
+  positionVolume: metric('vega_position_open_volume', [...N, 'market_id', 'party_id'], 'contracts')
+    .source(`${POS} openVolume / 10^positionDecimalPlaces`)
+    .help(
+      'Open volume, signed (negative is short), in contracts. Exact up to float64 rounding (scaled by 10^positionDecimalPlaces exactly, which may be negative).',
+    ),
+  positionEntryPrice: metric('vega_position_average_entry_price', [...N, 'market_id', 'party_id'], 'quote units')
+    .source(`${POS} averageEntryPrice / 10^decimalPlaces`)
+    .help(
+      "Average entry price in the market's price units (quote units per contract). Exact up to float64 rounding: the decimal string (any length, no 64-bit limit) is scaled by its decimals exactly and rounded once.",
+    ),
+  positionRealised: metric('vega_position_realised_pnl', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units')
+    .source(`${POS} realisedPnl / 10^asset decimals`)
+    .help(
+      'Realised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown). Exact up to float64 rounding: the decimal string (any length, no 64-bit limit) is scaled by its decimals exactly and rounded once.',
+    ),
+  positionUnrealised: metric('vega_position_unrealised_pnl', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units')
+    .source(`${POS} unrealisedPnl / 10^asset decimals`)
+    .help(
+      'Unrealised profit and loss in whole settlement-asset units (absent when the asset decimals are unknown). Exact up to float64 rounding: the decimal string (any length, no 64-bit limit) is scaled by its decimals exactly and rounded once.',
+    ),
+  positionLossSoc: metric('vega_position_loss_socialisation', [...N, 'market_id', 'party_id', 'asset'], 'settlement-asset units')
+    .source(`${POS} lossSocialisationAmount / 10^asset decimals`)
+    .help(
+      'Loss socialisation amount in whole settlement-asset units (absent when the asset decimals are unknown). Exact up to float64 rounding: the decimal string (any length, no 64-bit limit) is scaled by its decimals exactly and rounded once.',
+    ),
+  positionTakerFees: metric('vega_position_taker_fees_paid', [...N, 'market_id', 'party_id', 'asset', 'period'], 'settlement-asset units')
+    .source(`${POS} takerFeesPaid, takerFeesPaidSince / 10^asset decimals (v0.79)`)
+    .help(POSITION_FEES('Taker fees the party paid on its trades in the market')),
+  positionMakerFees: metric('vega_position_maker_fees_received', [...N, 'market_id', 'party_id', 'asset', 'period'], 'settlement-asset units')
+    .source(`${POS} makerFeesReceived, makerFeesReceivedSince / 10^asset decimals (v0.79)`)
+    .help(POSITION_FEES('Maker fees the party received on its trades in the market')),
+  positionOtherFees: metric('vega_position_other_fees_paid', [...N, 'market_id', 'party_id', 'asset', 'period'], 'settlement-asset units')
+    .source(`${POS} feesPaid, feesPaidSince / 10^asset decimals (v0.79)`)
+    .help(POSITION_FEES('The other fees the party paid on its trades in the market (infrastructure, liquidity and the like)')),
+  positionFunding: metric('vega_position_funding_payments', [...N, 'market_id', 'party_id', 'asset', 'period'], 'settlement-asset units')
+    .source(`${POS} fundingPaymentAmount, fundingPaymentAmountSince / 10^asset decimals (v0.79)`)
+    .help(POSITION_FEES('Perpetual markets: the net of the funding payments of the position, signed as the node sends it')),
+  positionStatus: metric('vega_position_status', [...N, 'market_id', 'party_id', 'status'], '')
+    .source(`${POS} positionStatus`)
+    .help('Position status: 1 for the current status, 0 for the other known ones.'),
+  positionUpdated: metric('vega_position_updated_timestamp_seconds', [...N, 'market_id', 'party_id'], 'seconds since epoch')
+    .source(`${POS} updatedAt (unix ns; "0" is absent)`)
+    .help('When the position last changed.'),
+} as const satisfies Record<string, MetricDef>;
 
 export interface PositionRow {
   marketId: string;
@@ -142,6 +196,7 @@ export default defineCollector({
   name: 'positions',
   scope: 'network',
   title: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
+  metrics: Object.values(M),
   config: z
     .strictObject({
       /** Off until parties or markets are listed. */
@@ -158,8 +213,8 @@ export default defineCollector({
     'party_ids',
     (c) => c.party_ids.length + c.market_ids.length,
   ),
-  create: (c, deps) => {
-    const { directory } = deps;
+  create: (c, deps: CollectorDeps<Directory>) => {
+    const { shared: directory } = deps;
     directory.knowAssets(c.asset_decimals);
     return new PositionsCollector(c.party_ids, c.market_ids, directory, deps.seriesLimit);
   },

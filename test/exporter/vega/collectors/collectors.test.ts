@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { thrown } from '../../../helpers/thrown.js';
 import { describe, expect, it } from 'vitest';
-import { M } from '../../../../src/exporter/engine/catalogue.js';
+import { M } from '../../../helpers/metrics.js';
 import { RotationTally, parseRotation } from '../../../../src/exporter/vega/collectors/key-rotations.js';
 import { networkHistorySamples } from '../../../../src/exporter/vega/collectors/network-history.js';
 import { statisticsSamples } from '../../../../src/exporter/vega/collectors/statistics.js';

@@ -149,7 +149,7 @@ describe('any response the schema allows: never a failed collector, never an inv
     await fc.assert(
       fc.asyncProperty(c.bodies, async (routes) => {
         const id = `${c.name}-${stat.cases++}`;
-        const instance = module.create(module.config.parse(c.config), { directory: new Directory() });
+        const instance = module.create(module.config.parse(c.config), { shared: new Directory() });
         const ctx: CollectContext = { target: id, client: client((p) => c.route(routes, p)), signal: new AbortController().signal, pageSize: 100, maxPages: 3 };
         const r = await instance.collect(ctx); // must not throw
         const lines = r.samples.map((s) => `${s.metric.name}${JSON.stringify(s.values)} ${s.value}`);

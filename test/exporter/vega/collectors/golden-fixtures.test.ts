@@ -119,7 +119,7 @@ const CASES: [fixture: string, collector: string, routes: (path: string) => Answ
 async function run(module: AnyCollectorModule, e: Expected, routes: (path: string) => Answer | undefined): Promise<Sample[]> {
   const settings = module.config.parse(e.context.config ?? {});
   const directory = new Directory();
-  const instance = module.create(settings, { directory });
+  const instance = module.create(settings, { shared: directory });
   const ctx: CollectContext = {
     target: e.context.target ?? e.context.network!,
     client: fakeClient(routes),
@@ -130,7 +130,7 @@ async function run(module: AnyCollectorModule, e: Expected, routes: (path: strin
   if (module.name === 'positions' || module.name === 'orders' || module.name === 'market_data') {
     // What the markets collector would have filled in before, from the same data node.
     const markets = COLLECTORS.find((c) => c.name === 'markets')!;
-    await markets.create(markets.config.parse({}), { directory }).collect(ctx);
+    await markets.create(markets.config.parse({}), { shared: directory }).collect(ctx);
   }
   const r = await instance.collect(ctx);
   expect(r.skipped ?? []).toEqual([]);

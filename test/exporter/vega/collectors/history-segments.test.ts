@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { historySegmentsCollector, historySegmentsSamples } from '../../../../src/exporter/vega/collectors/history-segments.js';
 import { datanodeInfoFacts } from '../../../../src/exporter/vega/collectors/datanode-info.js';
+import { DATANODE_VERSION, SEGMENT_HEIGHT } from '../../../../src/exporter/vega/facts.js';
 import type { CollectContext } from '../../../../src/exporter/engine/types.js';
 import { UpstreamHttpError } from '../../../../src/exporter/errors.js';
 
@@ -35,14 +36,14 @@ describe('history_segments', () => {
     expect(value(r, 'vega_history_segments')).toBe(4);
     expect(value(r, 'vega_history_segment_latest_to_height')).toBe(3000);
     expect(value(r, 'vega_history_segment_latest_from_height')).toBe(2001);
-    expect(r.facts.segmentHeight).toBe(3000n);
+    expect(r.facts.get(SEGMENT_HEIGHT)).toBe(3000n);
     expect(r.skips.list).toEqual([{ reason: 'bad_field', field: 'segments[].fromHeight' }]);
   });
 
   it('no segments: a count of 0, no heights, no fact (so no lag)', () => {
     const r = historySegmentsSamples('t', { segments: [] });
     expect(r.samples.map((s) => [s.metric.name, s.value])).toEqual([['vega_history_segments', 0]]);
-    expect(r.facts).toEqual({});
+    expect(r.facts.size).toBe(0);
   });
 
   it('network history switched off is no segments, not a failure; other errors fail the poll', async () => {
@@ -55,6 +56,8 @@ describe('history_segments', () => {
 
 describe('datanode_info', () => {
   it('the fact is the data node version as sent', () => {
-    expect(datanodeInfoFacts({ version: 'v0.79.0', commitHash: 'abc' })).toEqual({ datanodeVersion: 'v0.79.0' });
+    const facts = datanodeInfoFacts({ version: 'v0.79.0', commitHash: 'abc' });
+    expect(facts.get(DATANODE_VERSION)).toBe('v0.79.0');
+    expect(facts.size).toBe(1);
   });
 });

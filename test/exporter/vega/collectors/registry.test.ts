@@ -8,7 +8,7 @@ import { defineCollector } from '../../../../src/exporter/engine/define.js';
 import { COLLECTORS } from '../../../../src/exporter/vega/collectors/index.js';
 import { buildConfigSchema } from '../../../../src/exporter/config/schema.js';
 import { timing } from '../../../../src/exporter/engine/fields.js';
-import { defineMetric } from '../../../../src/exporter/engine/catalogue.js';
+import { defineMetric } from '../../../../src/exporter/engine/metric.js';
 import { Exporter } from '../../../../src/exporter/exporter.js';
 import { createLogger } from '../../../../src/exporter/logger.js';
 import { renderMetricDoc } from '../../../../scripts/metric-doc.js';

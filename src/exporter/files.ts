@@ -1,4 +1,4 @@
-/** Reading the files the configuration names, bounded. */
+/** Reading the files an operator names (configuration, web config, TLS, secrets, discovery), bounded. */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 
 /** The largest configuration, web-config or TLS file read: hand-written files are far smaller. */
