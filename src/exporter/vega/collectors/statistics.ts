@@ -202,11 +202,11 @@ function factsOf(st: Statistics | undefined): Facts {
   return new Facts()
     .with(CHAIN_ID, st.build.chainId)
     .with(APP_VERSION, st.build.appVersion)
-    .with(HEIGHT, st.u64.get('blockHeight')!)
+    .with(HEIGHT, st.u64.get('blockHeight'))
     .with(DATANODE_HEIGHT, st.datanodeHeight)
     .with(BLOCK_TIME_NS, both ? st.blockNs : undefined)
     .with(CURRENT_TIME_NS, both ? st.currentNs : undefined)
-    .with(BLOCK_DURATION_NS, st.u64.get('blockDuration')!);
+    .with(BLOCK_DURATION_NS, st.u64.get('blockDuration'));
 }
 
 function samplesOf(target: string, st: Statistics | undefined): Sample[] {
