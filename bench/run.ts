@@ -300,7 +300,7 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
     const loop = scrapeLoop(metricsUrl, until, SCRAPE_EVERY_MS, (s) => {
       if (!s.ok) return;
       last = s;
-      if (w.ratio) for (const win of pollWindows(text(s))) windows.set(win.join(), win);
+      if (w.ratio && subject === 'exporter') for (const win of pollWindows(text(s))) windows.set(win.join(), win);
     });
     await sleep(measureFrom - Date.now());
     const { rssMiB, cpuPct } = await usage(pid, SECONDS);
@@ -313,7 +313,7 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
     const row: Row = {
       workload: w.name,
       subject,
-      node: /nodejs_version="([^"]+)"/.exec(body)?.[1] ?? '?',
+      node: /nodejs_version="([^"]+)"/.exec(body)?.[1] ?? /^nodejs_version_info\{version="([^"]+)"/m.exec(body)?.[1] ?? '?',
       series: countSeries(body),
       rssMiB,
       cpuPct,
