@@ -92,8 +92,7 @@ type Sample = [labels: Record<string, string>, value: number];
 function publish(collector: string, scope: string, samples: Sample[]): void {
   let g = gauges.get(collector);
   if (!g) {
-    const labelNames = ['scope', ...Object.keys(samples[0]?.[0] ?? {})];
-    g = new Gauge({ name: `floor_${collector}`, help: collector, labelNames, registers: [registry] });
+    g = new Gauge({ name: `floor_${collector}`, help: collector, labelNames: ['scope', 'market', 'field'], registers: [registry] });
     gauges.set(collector, g);
   }
   const before = held.get(`${collector}/${scope}`) ?? new Map<string, Record<string, string>>();
