@@ -19,6 +19,7 @@ import express from 'express';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
+import { numericLeaves } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -72,15 +73,6 @@ async function walk(t: Target, path: string, key: string, first: number, onRows:
     after = c?.pageInfo?.endCursor;
     if (!c?.pageInfo?.hasNextPage || edges.length === 0 || !after) return;
   }
-}
-
-/** Numeric leaves (numbers and decimal strings) of a JSON value, by path. */
-function numericLeaves(v: unknown, path: string, out: [string, number][]): [string, number][] {
-  if (typeof v === 'number') out.push([path, v]);
-  else if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) out.push([path, Number(v)]);
-  else if (Array.isArray(v)) v.forEach((x, i) => numericLeaves(x, `${path}[${i}]`, out));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) numericLeaves(x, path ? `${path}.${k}` : k, out);
-  return out;
 }
 
 // ---- series: one gauge per collector; a poll replaces its scope's series ----

@@ -113,3 +113,15 @@ export function shebangLaunch(line: string): { env: Record<string, string>; node
   }
   return { env, nodeArgs: words.slice(at + 1) };
 }
+
+/**
+ * The floor's series (bench/floor.ts): the numeric leaves of a JSON value (numbers, and strings of
+ * decimal digits as the data node sends amounts and heights), each with its path.
+ */
+export function numericLeaves(v: unknown, path: string, out: [string, number][]): [string, number][] {
+  if (typeof v === 'number') out.push([path, v]);
+  else if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) out.push([path, Number(v)]);
+  else if (Array.isArray(v)) v.forEach((x, i) => numericLeaves(x, `${path}[${i}]`, out));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) numericLeaves(x, path ? `${path}.${k}` : k, out);
+  return out;
+}

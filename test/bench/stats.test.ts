@@ -6,6 +6,7 @@ import {
   cpuTicks,
   duringPoll,
   median,
+  numericLeaves,
   percentile,
   pollWindows,
   ratio,
@@ -140,5 +141,28 @@ describe('shebangLaunch: the floor starts as the bin does', () => {
   it('refuses a -S line without node, or a word before node that is not VAR=value', () => {
     expect(() => shebangLaunch('#!/usr/bin/env -S deno run')).toThrow(/no node/);
     expect(() => shebangLaunch('#!/usr/bin/env -S nice node')).toThrow(/VAR=value/);
+  });
+});
+
+describe("numericLeaves: the floor's series", () => {
+  it('numbers and decimal strings by path; other strings, booleans and nulls are not series', () => {
+    const body = {
+      statistics: { blockHeight: '18591101', averageTxBytes: 12.5, chainId: 'vega-mainnet-0011', status: 'CHAIN_STATUS_CONNECTED' },
+      segments: [{ fromHeight: '1', toHeight: '1000', dataset: 'full' }],
+      flags: { ok: true, none: null, negative: '-3', hex: '0x10', exp: '1e3' },
+    };
+    expect(numericLeaves(body, '', [])).toEqual([
+      ['statistics.blockHeight', 18591101],
+      ['statistics.averageTxBytes', 12.5],
+      ['segments[0].fromHeight', 1],
+      ['segments[0].toHeight', 1000],
+      ['flags.negative', -3],
+    ]);
+  });
+
+  it('a path prefix, and a bare number at the top', () => {
+    expect(numericLeaves({ epoch: { seq: '7' } }, 'data', [])).toEqual([['data.epoch.seq', 7]]);
+    expect(numericLeaves(42, '', [])).toEqual([['', 42]]);
+    expect(numericLeaves([], '', [])).toEqual([]);
   });
 });
