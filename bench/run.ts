@@ -4,7 +4,11 @@
  * start it: dist/exporter/cli.js run by its shebang (the one place its launch settings are written).
  * After /readyz answers 200 and a warm-up, a steady window scraped 2/s as Prometheus scrapes gives
  * RSS (median of VmRSS every 5 s), CPU (the exporter's utime + stime, scrapes included, as % of one
- * core), scrape p99 and the series served. Writes bench/results/<time>.json too.
+ * core), scrape p99 and the series served; a second window of the same length, scraped once per 15 s
+ * (Prometheus's default interval), gives RSS and CPU again. Then the same for the Node floor
+ * (bench/floor.ts, the same polls done minimally, run with the shebang's settings) against a fresh
+ * simulator of the same workload; every row's RSS and CPU is also printed as a ratio to its floor.
+ * Writes bench/results/<time>.json too.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,13 +19,31 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { countSeries, cpuTicks, duringPoll, median, percentile, pollWindows, vmRssKiB, type Window } from './stats.js';
+import {
+  countSeries,
+  cpuPercent,
+  cpuMsPerScrape,
+  cpuTicks,
+  duringPoll,
+  median,
+  percentile,
+  pollWindows,
+  ratio,
+  shebangLaunch,
+  vmRssKiB,
+  type Window,
+} from './stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist/exporter/cli.js');
+/** The floor, compiled by the bench (never part of dist/ or the package). */
+const FLOOR_DIR = join(ROOT, '.tmp/bench-floor');
+const FLOOR = join(FLOOR_DIR, 'floor.js');
 /** What Prometheus 2.x/3.x sends. */
 const ACCEPT = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 const SCRAPE_EVERY_MS = 500;
+/** Prometheus's default scrape_interval: what operators pay. */
+const SCRAPE_SLOW_MS = 15_000;
 const SCRAPE_TIMEOUT_MS = 10_000; // Prometheus's default scrape_timeout
 const READY_TIMEOUT_MS = 180_000;
 /** A scrape counts as "during polls" when it overlaps a poll or the second after it (the new body being published). */
@@ -176,14 +198,14 @@ function scrape(url: string): Promise<Scrape> {
   });
 }
 
-/** Scrapes every 500 ms (never two at once) until `until`; keeps the bodies `keep` asks for. */
-async function scrapeLoop(url: string, until: number, keep: (s: Scrape) => void): Promise<Scrape[]> {
+/** Scrapes every `everyMs` (never two at once) until `until`; keeps the bodies `keep` asks for. */
+async function scrapeLoop(url: string, until: number, everyMs: number, keep: (s: Scrape) => void): Promise<Scrape[]> {
   const out: Scrape[] = [];
   while (Date.now() < until && out.length < 10_000) {
     const s = await scrape(url);
     keep(s);
     out.push({ ...s, body: undefined });
-    await sleep(s.start + SCRAPE_EVERY_MS - Date.now());
+    await sleep(Math.min(s.start + everyMs, until) - Date.now());
   }
   return out;
 }
@@ -201,8 +223,10 @@ async function ready(base: string): Promise<void> {
 }
 
 // ---- one workload ----
+type Subject = 'exporter' | 'floor';
 interface Row {
   workload: string;
+  subject: Subject;
   node: string;
   series: number;
   rssMiB: number;
@@ -211,9 +235,24 @@ interface Row {
   scrapes: number;
   failed: number;
   during?: { p99ms: number; n: number; idleP99ms: number; idleN: number; ratio: number };
+  /** The second window, scraped once per 15 s. */
+  slow: { rssMiB: number; cpuPct: number; scrapes: number };
 }
 
-async function runWorkload(w: Workload): Promise<Row> {
+/** RSS (median of a reading every 5 s) and CPU (% of one core) of `pid` over the next `seconds`. */
+async function usage(pid: number, seconds: number): Promise<{ rssMiB: number; cpuPct: number }> {
+  const cpu0 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  const t0 = performance.now();
+  const rss: number[] = [];
+  for (let t = 0; t < seconds; t += 5) {
+    rss.push(vmRssKiB(readFileSync(`/proc/${pid}/status`, 'utf8')) / 1024);
+    await sleep(Math.min(5, seconds - t) * 1000);
+  }
+  const cpu1 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return { rssMiB: median(rss), cpuPct: cpuPercent(cpu1 - cpu0, CLK_TCK, (performance.now() - t0) / 1000) };
+}
+
+async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
   const tmp = mkdtempSync(join(tmpdir(), 'dne-bench-'));
   const procs: Proc[] = [];
   try {
@@ -235,7 +274,12 @@ async function runWorkload(w: Workload): Promise<Row> {
     if (w.config) writeFileSync(configFile, w.config);
     const target = w.fleet ? ['--config.file', targetsFile] : ['--datanode.url', simUrl, ...(w.config ? ['--config.file', configFile] : [])];
     const expArgs = ['--web.listen-address', '127.0.0.1:0', '--log.format', 'json', ...target];
-    const exp = args.plain ? start('exporter', nodeBin ?? 'node', [CLI, ...expArgs], env) : start('exporter', CLI, expArgs, env);
+    let exp: Proc;
+    if (subject === 'floor') {
+      // The floor takes the exporter's arguments and starts as the exporter does: the shebang's settings unless --plain.
+      const launch = args.plain ? { env: {}, nodeArgs: [] } : shebangLaunch(readFileSync(CLI, 'utf8').split('\n', 1)[0]!);
+      exp = start('floor', nodeBin ?? 'node', [...launch.nodeArgs, FLOOR, ...expArgs], { ...env, ...launch.env });
+    } else exp = args.plain ? start('exporter', nodeBin ?? 'node', [CLI, ...expArgs], env) : start('exporter', CLI, expArgs, env);
     procs.push(exp);
     const metricsUrl = await exp.waitLine((l) => {
       try {
@@ -247,35 +291,31 @@ async function runWorkload(w: Workload): Promise<Row> {
     }, READY_TIMEOUT_MS);
     await ready(new URL(metricsUrl).origin);
 
-    // Scrapes run from readiness on; the measured window follows the warm-up.
+    // Scrapes run from readiness on; the measured window follows the warm-up, then the window scraped once per 15 s.
     const pid = exp.child.pid!;
     const measureFrom = Date.now() + WARM * 1000;
     const until = measureFrom + SECONDS * 1000;
     const windows = new Map<string, Window>();
     let last: Scrape | undefined;
-    const loop = scrapeLoop(metricsUrl, until, (s) => {
+    const loop = scrapeLoop(metricsUrl, until, SCRAPE_EVERY_MS, (s) => {
       if (!s.ok) return;
       last = s;
-      if (w.ratio) for (const win of pollWindows(text(s))) windows.set(win.join(), win);
+      if (w.ratio && subject === 'exporter') for (const win of pollWindows(text(s))) windows.set(win.join(), win);
     });
     await sleep(measureFrom - Date.now());
-    const cpu0 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    const t0 = performance.now();
-    const rss: number[] = [];
-    for (let t = 0; t < SECONDS; t += 5) {
-      rss.push(vmRssKiB(readFileSync(`/proc/${pid}/status`, 'utf8')) / 1024);
-      await sleep(Math.min(5, SECONDS - t) * 1000);
-    }
-    const cpu1 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    const cpuPct = ((cpu1 - cpu0) / CLK_TCK / ((performance.now() - t0) / 1000)) * 100;
+    const { rssMiB, cpuPct } = await usage(pid, SECONDS);
     const measured = (await loop).filter((s) => s.start >= measureFrom);
+    const slowLoop = scrapeLoop(metricsUrl, Date.now() + SECONDS * 1000, SCRAPE_SLOW_MS, () => {});
+    const slow = await usage(pid, SECONDS);
+    const slowScrapes = (await slowLoop).length;
     const ok = measured.filter((s) => s.ok);
     const body = text(last);
     const row: Row = {
       workload: w.name,
-      node: /nodejs_version="([^"]+)"/.exec(body)?.[1] ?? '?',
+      subject,
+      node: /nodejs_version="([^"]+)"/.exec(body)?.[1] ?? /^nodejs_version_info\{version="([^"]+)"/m.exec(body)?.[1] ?? '?',
       series: countSeries(body),
-      rssMiB: median(rss),
+      rssMiB,
       cpuPct,
       p99ms: percentile(
         ok.map((s) => s.ms),
@@ -283,8 +323,9 @@ async function runWorkload(w: Workload): Promise<Row> {
       ),
       scrapes: measured.length,
       failed: measured.length - ok.length,
+      slow: { ...slow, scrapes: slowScrapes },
     };
-    if (w.ratio) {
+    if (w.ratio && subject === 'exporter') {
       const busy = ok.filter((s) => duringPoll(s.start, s.end, windows.values(), POLL_TAIL_MS)).map((s) => s.ms);
       const idle = ok.filter((s) => !duringPoll(s.start, s.end, windows.values(), POLL_TAIL_MS)).map((s) => s.ms);
       const p99ms = percentile(busy, 99);
@@ -304,32 +345,57 @@ const fmt = (n: number, digits = 0): string =>
 
 async function main(): Promise<void> {
   // A bound on the whole run: the build, then each workload's start-up, warm-up and window, with margin.
-  const budgetS = 300 + selected.length * (WARM + SECONDS + 150);
+  const budgetS = 300 + selected.length * 2 * (WARM + 2 * SECONDS + 150);
   setTimeout(() => {
     console.error(`bench: not done within ${budgetS} s; giving up`);
     process.exit(1);
   }, budgetS * 1000).unref();
   // The exporter runs from dist/: always rebuild, so a stale build is never measured.
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2], timeout: 300_000 });
+  rmSync(FLOOR_DIR, { recursive: true, force: true });
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  const tscArgs = ['--outDir', FLOOR_DIR, '--rootDir', 'bench', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022'];
+  execFileSync(process.execPath, [tsc, ...tscArgs, '--lib', 'ES2023', '--types', 'node', '--strict', '--skipLibCheck', 'bench/floor.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
+    timeout: 300_000,
+  });
   const started = new Date();
   const rows: Row[] = [];
   for (const w of selected) {
-    console.error(`bench: ${w.name} (${WARM} s warm-up, ${SECONDS} s measured)`);
-    rows.push(await runWorkload(w));
+    for (const subject of ['exporter', 'floor'] as const) {
+      console.error(`bench: ${w.name}, ${subject} (${WARM} s warm-up, ${SECONDS} s scraped 2/s, ${SECONDS} s scraped once per 15 s)`);
+      rows.push(await runWorkload(w, subject));
+    }
   }
+  const floorOf = (r: Row): Row | undefined => rows.find((f) => f.subject === 'floor' && f.workload === r.workload);
+  const name = (r: Row): string => (r.subject === 'floor' ? `${r.workload}: Node floor` : r.workload);
   const launch = args.plain ? `plain: ${nodeBin ?? 'node'} dist/exporter/cli.js` : `its shebang: ${readFileSync(CLI, 'utf8').split('\n', 1)[0]}`;
-  const header = `Node ${rows[0]?.node ?? '?'}; the exporter run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ${WARM} s warm-up, ${SECONDS} s measured, scraped 2/s with gzip`;
+  const header = `Node ${rows[0]?.node ?? '?'}; the exporter and the Node floor run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ${WARM} s warm-up, then ${SECONDS} s scraped 2/s with gzip and ${SECONDS} s scraped once per 15 s`;
   const lines = [
     header,
     '',
-    '| workload | series | RSS MiB | CPU % of a core | scrape p99 ms | p99 during polls / idle |',
-    '|---|---:|---:|---:|---:|---|',
+    'Scraped 2/s:',
+    '',
+    '| workload | series | RSS MiB | CPU % of a core | RSS / floor | CPU / floor | scrape p99 ms | p99 during polls / idle |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map((r) => {
       const d = r.during
         ? `${fmt(r.during.ratio, 2)} (${fmt(r.during.p99ms, 1)} ms over ${r.during.n} / ${fmt(r.during.idleP99ms, 1)} ms over ${r.during.idleN})`
         : '';
       const failed = r.failed > 0 ? ` (${r.failed} of ${r.scrapes} scrapes failed)` : '';
-      return `| ${r.workload} | ${fmt(r.series)} | ${fmt(r.rssMiB)} | ${fmt(r.cpuPct, 1)} | ${fmt(r.p99ms, 1)}${failed} | ${d} |`;
+      const f = floorOf(r);
+      return `| ${name(r)} | ${fmt(r.series)} | ${fmt(r.rssMiB)} | ${fmt(r.cpuPct, 1)} | ${fmt(ratio(r.rssMiB, f?.rssMiB), 2)} | ${fmt(ratio(r.cpuPct, f?.cpuPct), 2)} | ${fmt(r.p99ms, 1)}${failed} | ${d} |`;
+    }),
+    '',
+    "Scraped once per 15 s (Prometheus's default scrape_interval); CPU ms per scrape from the two windows:",
+    '',
+    '| workload | RSS MiB | CPU % of a core | RSS / floor | CPU / floor | CPU ms per scrape |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => {
+      const f = floorOf(r);
+      const perScrape = cpuMsPerScrape(r.cpuPct, 1000 / SCRAPE_EVERY_MS, r.slow.cpuPct, 1000 / SCRAPE_SLOW_MS);
+      return `| ${name(r)} | ${fmt(r.slow.rssMiB)} | ${fmt(r.slow.cpuPct, 1)} | ${fmt(ratio(r.slow.rssMiB, f?.slow.rssMiB), 2)} | ${fmt(ratio(r.slow.cpuPct, f?.slow.cpuPct), 2)} | ${fmt(perScrape, 1)} |`;
     }),
   ];
   console.log(lines.join('\n'));

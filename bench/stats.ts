@@ -75,3 +75,53 @@ export function duringPoll(start: number, end: number, windows: Iterable<Window>
   for (const [ws, we] of windows) if (start <= we + tailMs && end >= ws) return true;
   return false;
 }
+
+/** CPU time (`ticks` of `clkTck` a second) over `seconds` of wall time, as % of one core. */
+export function cpuPercent(ticks: number, clkTck: number, seconds: number): number {
+  return (ticks / clkTck / seconds) * 100;
+}
+
+/** `value` over the floor's; NaN without a floor figure above zero (no floor row, or nothing measured). */
+export function ratio(value: number, floor: number | undefined): number {
+  return floor !== undefined && Number.isFinite(floor) && floor > 0 ? value / floor : NaN;
+}
+
+/**
+ * CPU ms one scrape costs, from two windows of the same process at two scrape rates (per second):
+ * the CPU (% of a core) they differ by, over the scrapes a second they differ by. Polls cost the same
+ * in both, so they cancel out; noise can make it negative on a busy machine, and it is shown as measured.
+ */
+export function cpuMsPerScrape(fastPct: number, fastPerS: number, slowPct: number, slowPerS: number): number {
+  return fastPerS > slowPerS ? (((fastPct - slowPct) / 100) * 1000) / (fastPerS - slowPerS) : NaN;
+}
+
+/**
+ * What a `#!/usr/bin/env -S VAR=value … node --flag …` line sets: the environment before `node` and the
+ * node options after it, so the floor starts as the exporter's bin does.
+ */
+export function shebangLaunch(line: string): { env: Record<string, string>; nodeArgs: string[] } {
+  const m = /^#!\S*env\s+-S\s+(.*)$/.exec(line.trim());
+  if (!m) return { env: {}, nodeArgs: [] };
+  const words = m[1]!.split(/\s+/);
+  const at = words.indexOf('node');
+  if (at < 0) throw new Error(`no node in the shebang: ${line}`);
+  const env: Record<string, string> = {};
+  for (const w of words.slice(0, at)) {
+    const eq = w.indexOf('=');
+    if (eq <= 0) throw new Error(`not VAR=value before node in the shebang: ${w}`);
+    env[w.slice(0, eq)] = w.slice(eq + 1);
+  }
+  return { env, nodeArgs: words.slice(at + 1) };
+}
+
+/**
+ * The floor's series (bench/floor.ts): the numeric leaves of a JSON value (numbers, and strings of
+ * decimal digits as the data node sends amounts and heights), each with its path.
+ */
+export function numericLeaves(v: unknown, path: string, out: [string, number][]): [string, number][] {
+  if (typeof v === 'number') out.push([path, v]);
+  else if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) out.push([path, Number(v)]);
+  else if (Array.isArray(v)) v.forEach((x, i) => numericLeaves(x, `${path}[${i}]`, out));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) numericLeaves(x, path ? `${path}.${k}` : k, out);
+  return out;
+}

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { countSeries, cpuTicks, duringPoll, median, percentile, pollWindows, vmRssKiB } from '../../bench/stats.js';
+import {
+  countSeries,
+  cpuMsPerScrape,
+  cpuPercent,
+  cpuTicks,
+  duringPoll,
+  median,
+  numericLeaves,
+  percentile,
+  pollWindows,
+  ratio,
+  shebangLaunch,
+  vmRssKiB,
+} from '../../bench/stats.js';
 
 describe('percentile (nearest rank) and median', () => {
   it('picks measured values', () => {
@@ -82,5 +95,74 @@ describe('bodies', () => {
     expect(duringPoll(2500, 2510, w, 1000)).toBe(true);
     expect(duringPoll(3001, 3010, w, 1000)).toBe(false);
     expect(duringPoll(3001, 3010, [], 1000)).toBe(false);
+  });
+});
+
+describe('CPU, ratios to the floor and the cost of a scrape', () => {
+  it('CPU ticks over wall time as % of one core', () => {
+    // 150 ticks of 1/100 s = 1.5 s of CPU over 60 s: 2.5 %.
+    expect(cpuPercent(150, 100, 60)).toBe(2.5);
+    // 1,000 ticks over 10 s: a whole core.
+    expect(cpuPercent(1000, 100, 10)).toBe(100);
+  });
+
+  it('a ratio to the floor, NaN without a floor figure', () => {
+    expect(ratio(132, 110)).toBeCloseTo(1.2, 10);
+    expect(ratio(8.5, 10)).toBe(0.85);
+    expect(ratio(5, undefined)).toBeNaN();
+    expect(ratio(5, 0)).toBeNaN();
+    expect(ratio(5, NaN)).toBeNaN();
+  });
+
+  it('CPU ms per scrape from a window scraped 2/s and one scraped once per 15 s', () => {
+    // 3 % against 1 %: 20 ms of CPU a second, for 2 scrapes a second more: 10 ms each.
+    expect(cpuMsPerScrape(3, 2, 1, 0)).toBe(10);
+    // 2 % against 1.5 %: 5 ms a second, for 2 − 1/15 = 29/15 scrapes a second more: 75/29 ms each.
+    expect(cpuMsPerScrape(2, 2, 1.5, 1 / 15)).toBeCloseTo(75 / 29, 10);
+    // Noise on a busy machine: shown as measured, negative.
+    expect(cpuMsPerScrape(1, 2, 1.2, 0)).toBeCloseTo(-1, 10);
+    expect(cpuMsPerScrape(2, 1, 1, 1)).toBeNaN();
+  });
+});
+
+describe('shebangLaunch: the floor starts as the bin does', () => {
+  it('splits the environment before node from its options after it', () => {
+    expect(shebangLaunch('#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=32768 node --max-semi-space-size=1')).toEqual({
+      env: { MALLOC_MMAP_THRESHOLD_: '32768' },
+      nodeArgs: ['--max-semi-space-size=1'],
+    });
+    expect(shebangLaunch('#!/usr/bin/env -S node --a --b=2')).toEqual({ env: {}, nodeArgs: ['--a', '--b=2'] });
+  });
+
+  it('a plain `#!/usr/bin/env node` sets nothing', () => {
+    expect(shebangLaunch('#!/usr/bin/env node')).toEqual({ env: {}, nodeArgs: [] });
+  });
+
+  it('refuses a -S line without node, or a word before node that is not VAR=value', () => {
+    expect(() => shebangLaunch('#!/usr/bin/env -S deno run')).toThrow(/no node/);
+    expect(() => shebangLaunch('#!/usr/bin/env -S nice node')).toThrow(/VAR=value/);
+  });
+});
+
+describe("numericLeaves: the floor's series", () => {
+  it('numbers and decimal strings by path; other strings, booleans and nulls are not series', () => {
+    const body = {
+      statistics: { blockHeight: '18591101', averageTxBytes: 12.5, chainId: 'vega-mainnet-0011', status: 'CHAIN_STATUS_CONNECTED' },
+      segments: [{ fromHeight: '1', toHeight: '1000', dataset: 'full' }],
+      flags: { ok: true, none: null, negative: '-3', hex: '0x10', exp: '1e3' },
+    };
+    expect(numericLeaves(body, '', [])).toEqual([
+      ['statistics.blockHeight', 18591101],
+      ['statistics.averageTxBytes', 12.5],
+      ['segments[0].fromHeight', 1],
+      ['segments[0].toHeight', 1000],
+      ['flags.negative', -3],
+    ]);
+  });
+
+  it('a path prefix, and a bare number at the top', () => {
+    expect(numericLeaves({ epoch: { seq: '7' } }, 'data', [])).toEqual([['data.epoch.seq', 7]]);
+    expect(numericLeaves(42, '', [])).toEqual([['', 42]]);
+    expect(numericLeaves([], '', [])).toEqual([]);
   });
 });
