@@ -7,7 +7,6 @@ import type { AnyCollectorModule } from './engine/define.js';
 import type { Config } from './config/schema.js';
 import { M, catalogueOf } from './engine/catalogue.js';
 import { SeriesStore, type StoreKey } from './engine/store.js';
-import { setLabelValueLimit } from './engine/labels.js';
 import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
@@ -51,9 +50,11 @@ export class Exporter {
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
-    this.exposition = new Exposition(this.store, catalogue, { build: BUILD, seriesCount: () => this.store.seriesCount() });
-    this.exposition.onTruncated = (limit) =>
-      this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out');
+    this.exposition = new Exposition(this.store, catalogue, {
+      build: BUILD,
+      seriesCount: () => this.store.seriesCount(),
+      onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
+    });
     this.applyLimits(config);
     this.ctx = {
       config,
@@ -86,8 +87,8 @@ export class Exporter {
 
   /** Label-value cap (applied as polls are stored) and body cap (applied as /metrics is rendered). */
   private applyLimits(config: Config): void {
-    setLabelValueLimit(config.limits.label_value_bytes);
-    this.exposition.limitBytes = config.limits.metrics_body_bytes;
+    this.store.labelValueBytes = config.limits.label_value_bytes;
+    this.exposition.setLimit(config.limits.metrics_body_bytes);
   }
 
   get config(): Config {

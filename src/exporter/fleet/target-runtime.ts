@@ -86,7 +86,7 @@ export class TargetRuntime {
   private chainMemo: [string, string] = ['', ''];
 
   private cappedChainId(raw: string): string {
-    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw)];
+    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw, this.ctx.config.limits.label_value_bytes)];
     return this.chainMemo[1];
   }
 

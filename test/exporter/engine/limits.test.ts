@@ -54,10 +54,9 @@ describe('label values are capped', () => {
 describe('the rendered body is capped', () => {
   it('families past limits.metrics_body_bytes are left out and datanode_exporter_metrics_truncated says so', async () => {
     const store = new SeriesStore();
-    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 0 });
     let told = 0;
-    expo.onTruncated = () => void told++;
-    expo.limitBytes = 64 * 1024;
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 0, onTruncated: () => void told++ });
+    expo.setLimit(64 * 1024);
     store.set({ scope: 'target', id: 't', source: 'statistics' }, [{ metric: M.peers, values: ['t'], value: 7 }], 0, Infinity);
     store.set(
       { scope: 'network', id: 'n', source: 'markets' },

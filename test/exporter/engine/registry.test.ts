@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { M } from '../../../src/exporter/engine/catalogue.js';
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
-import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/engine/registry.js';
+import { Exposition, FamilyRegistry, storeSource } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { CATALOGUE, TEST_BUILD, renderStore } from '../../helpers/render.js';
 
@@ -34,17 +34,6 @@ describe('formats', () => {
         `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n# EOF\n`,
     );
   });
-
-  it('answers OpenMetrics when the client ranks it first, as Prometheus does', () => {
-    expect(
-      formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'),
-    ).toBe('openmetrics');
-    expect(formatFor('application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
-    expect(formatFor('text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5')).toBe('text');
-    expect(formatFor('*/*')).toBe('text');
-    expect(formatFor(undefined)).toBe('text');
-    expect(formatFor('application/openmetrics-text;q=0')).toBe('text');
-  });
 });
 
 describe('the body is rendered after changes, at most once a second', () => {
@@ -69,7 +58,7 @@ describe('the body is rendered after changes, at most once a second', () => {
   });
 });
 
-describe('rendered entry by entry, the same text as prom-client renders the whole registry', () => {
+describe('the same text as prom-client renders plain gauges and counters', () => {
   /** prom-client on its own: plain gauges and counters, set with the same series in the same order. */
   async function plain(format: 'text' | 'openmetrics', families: [typeof M.peers, [Record<string, string>, number][]][]): Promise<string> {
     const registry = new Registry<RegistryContentType>();
