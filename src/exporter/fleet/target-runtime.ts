@@ -15,6 +15,7 @@ export class TargetRuntime {
   private readonly httpKey: StoreKey;
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
+  private rawChainId: string | undefined;
   /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
   private poll: PollTrack | undefined;
 
@@ -46,6 +47,7 @@ export class TargetRuntime {
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
     this.runners = runnersFor('node', cfg.name, ctx, candidates, (r) => {
+      this.track();
       this.applyRequestCounts();
       onApplied(r);
     });
@@ -66,28 +68,30 @@ export class TargetRuntime {
     const fp = cons?.success ? cons.facts : undefined;
     const info = this.runner('datanode_info')?.state;
     const segs = this.runner('history_segments')?.state;
-    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
-    if (stats?.facts?.chainId) this.knownChainId = this.cappedChainId(stats.facts.chainId);
-    const at = stats?.lastSuccessMs;
-    const f = stats?.facts;
-    if (at !== undefined && f?.height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, f.height, f.blockTimeNs);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: stats?.success === true,
       poll: this.poll,
-      facts: stats?.facts ? { ...stats.facts, chainId: stats.facts.chainId ? this.cappedChainId(stats.facts.chainId) : this.knownChainId } : undefined,
+      facts: stats?.facts ? { ...stats.facts, chainId: this.knownChainId } : undefined,
       fingerprint: fp?.fingerprint !== undefined ? { value: fp.fingerprint, height: fp.fingerprintHeight } : undefined,
       datanodeVersion: info?.success ? info.facts?.datanodeVersion : undefined,
       segmentHeight: segs?.success ? segs.facts?.segmentHeight : undefined,
     };
   }
 
-  private chainMemo: [string, string] = ['', ''];
-
-  private cappedChainId(raw: string): string {
-    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw, this.ctx.config.limits.label_value_bytes)];
-    return this.chainMemo[1];
+  /** After each statistics poll: the chain id seen, and the poll placed in time. view() only reads what this keeps. */
+  private track(): void {
+    const stats = this.runner('statistics')?.state;
+    const raw = stats?.facts?.chainId;
+    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
+    if (raw && raw !== this.rawChainId) {
+      this.rawChainId = raw;
+      this.knownChainId = capLabel(raw, this.ctx.config.limits.label_value_bytes);
+    }
+    const at = stats?.lastSuccessMs;
+    const f = stats?.facts;
+    if (at !== undefined && f?.height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, f.height, f.blockTimeNs);
   }
 
   /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */
