@@ -31,10 +31,12 @@ const HEADER_ROOM = 32 * 1024;
 export interface Source {
   series: (m: MetricDef) => SeriesValue[];
   has: (m: MetricDef) => boolean;
+  /** A number that changes whenever the family's series may have: its text is rendered once per version. */
+  version?: (m: MetricDef) => number;
 }
 
 export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
-  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m) };
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m) };
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
@@ -42,17 +44,27 @@ type Family = Gauge | Counter;
 
 /**
  * One prom-client registry for one format. Each catalogue family is a Gauge or Counter whose
- * collect() sets the series the source holds now; only families that have series are registered
- * (in catalogue order, then the process metrics and the exporter's own gauges), so that
- * registry.metrics() renders exactly the families served.
+ * collect() sets the series the source holds now; only families with series are served, in
+ * catalogue order, then the process metrics and the exporter's own gauges.
+ *
+ * Rendering all of /metrics on every change cost 220 ms for 20,000 series (6.3 % of a core and a
+ * 148 ms scrape p99 during polls in the 17k bench, against 3.2 % and 18 ms): with the exporter's own
+ * metrics (`own`), each polled family is rendered by getSingleMetricAsString once per version of its
+ * series, the texts joined as Registry.metrics() joins them, and the own metrics rendered by
+ * registry.metrics() after them (which ends the body, `# EOF` included). Without them (a probe),
+ * the families with series are registered and registry.metrics() renders them.
  */
 export class FamilyRegistry {
-  /** The catalogue families that have series now, then the process metrics and the exporter's own gauges. */
+  /** The families rendered by metrics(): all until the first render, then those with series (a probe) or none. */
   readonly registry = new Registry<RegistryContentType>();
+  /** The polled families rendered one by one. */
+  private readonly polled = new Registry<RegistryContentType>();
   private readonly families = new Map<MetricDef, Family>();
-  private own: Metric[] = [];
-  /** The families registered in `polled` now, in catalogue order. */
+  private readonly own: Metric[] = [];
+  /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
+  /** Each family's rendered text, with the version of its series it was rendered from. */
+  private readonly texts = new Map<MetricDef, { version: number; text: string }>();
   private readonly excluded = new Set<MetricDef>();
   private flagged = false;
 
@@ -63,39 +75,46 @@ export class FamilyRegistry {
     own?: { build: BuildInfo; seriesCount: () => number },
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
-    for (const def of catalogue)
-      this.families.set(
-        def,
-        familyOf(def, () => (def === M.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def))),
-      );
+    this.polled.setContentType(CONTENT_TYPES[format]);
+    for (const def of catalogue) {
+      const read = (): SeriesValue[] => (def === M.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
+      const metric = familyOf(def, nameOf(def, format), read);
+      this.families.set(def, metric);
+      this.polled.registerMetric(metric);
+    }
     if (own) this.own = ownMetrics(own);
     // Every family registered until the first render, so that the registry lists all it can serve.
     this.register([...this.families.values()]);
   }
 
-  /** The whole exposition, families in catalogue order, at most `limit` bytes of series. */
+  /** The whole exposition, families in catalogue order, at most `limit` bytes of polled series. */
   async render(limit = Infinity): Promise<string> {
     this.excluded.clear();
     this.flagged = false;
-    this.reconcile();
-    const text = await this.registry.metrics();
-    // A UTF-8 byte is at most three UTF-16 units: count bytes only when the limit is within reach.
-    if (text.length * 3 <= limit || Buffer.byteLength(text) <= limit) return text;
-    // Families after the limit are left out, and the flag says so.
-    let size = 0;
-    for (const [def, metric] of this.families) {
-      if (!this.registered.includes(metric)) continue;
-      const alone = new Registry<RegistryContentType>();
-      alone.setContentType(CONTENT_TYPES[this.format]);
-      alone.registerMetric(metric);
-      size += Buffer.byteLength(await alone.metrics());
-      if (size > limit - HEADER_ROOM) this.excluded.add(def);
+    if (this.own.length === 0) {
+      this.register(this.present());
+      return this.registry.metrics();
     }
-    // The exporter's own state is never left out.
-    for (const m of [M.metricsTruncated, M.configReloadSuccessful, M.configReloadSuccessTimestamp]) this.excluded.delete(m);
-    this.flagged = true;
-    this.reconcile();
-    return this.registry.metrics();
+    this.register([]);
+    let parts = await this.parts();
+    const own = await this.registry.metrics();
+    // A UTF-8 byte is at most three UTF-16 units: count bytes only when the limit is within reach.
+    const units = parts.reduce((n, p) => n + p.text.length, own.length);
+    if (units * 3 > limit && parts.reduce((n, p) => n + Buffer.byteLength(p.text), Buffer.byteLength(own)) > limit) {
+      // Families after the limit are left out, and the flag says so.
+      let size = 0;
+      for (const p of parts) {
+        size += Buffer.byteLength(p.text);
+        if (size > limit - HEADER_ROOM) this.excluded.add(p.def);
+      }
+      // The exporter's own state is never left out.
+      for (const m of [M.metricsTruncated, M.configReloadSuccessful, M.configReloadSuccessTimestamp]) this.excluded.delete(m);
+      this.flagged = true;
+      parts = await this.parts();
+    }
+    if (parts.length === 0) return own;
+    const texts = parts.map((p) => p.text);
+    return this.format === 'openmetrics' ? `${texts.join('\n')}\n${own}` : `${texts.join('\n\n')}\n\n${own}`;
   }
 
   /** Whether the last render left families out. */
@@ -103,20 +122,44 @@ export class FamilyRegistry {
     return this.flagged;
   }
 
-  /** Register the families with series (and not left out), unless those are the ones registered. */
-  private reconcile(): void {
-    const want: Family[] = [];
+  /** The families served now, in catalogue order. */
+  private present(): Family[] {
+    const out: Family[] = [];
     for (const [def, metric] of this.families) {
-      if (def === M.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def)) want.push(metric);
+      if (def === M.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def)) out.push(metric);
     }
-    if (want.length !== this.registered.length || want.some((m, i) => this.registered[i] !== m)) this.register(want);
+    return out;
   }
 
+  /** Each polled family's text, rendered again only when its series changed. */
+  private async parts(): Promise<{ def: MetricDef; text: string }[]> {
+    const out: { def: MetricDef; text: string }[] = [];
+    for (const def of this.families.keys()) {
+      if (!(def === M.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def))) continue;
+      const version = def === M.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
+      let hit = this.texts.get(def);
+      if (hit?.version !== version) {
+        hit = { version, text: await this.polled.getSingleMetricAsString(nameOf(def, this.format)) };
+        this.texts.set(def, hit);
+      }
+      out.push({ def, text: hit.text });
+    }
+    return out;
+  }
+
+  /** Register these families and the own metrics in `registry`, unless they are the ones registered. */
   private register(families: Family[]): void {
+    if (this.registered.length === families.length && families.every((m, i) => this.registered[i] === m) && this.registry.getMetricsAsArray().length > 0)
+      return;
     this.registry.clear();
     for (const m of [...families, ...this.own]) this.registry.registerMetric(m);
     this.registered = families;
   }
+}
+
+/** The name a family's metric has in this format: an OpenMetrics counter family without _total, its samples with it (as Registry.metrics() names them). */
+function nameOf(def: MetricDef, format: Format): string {
+  return format === 'openmetrics' && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name;
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
@@ -146,8 +189,8 @@ function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Metri
 }
 
 /** A family as a prom-client metric whose collect() sets the series `read` returns, in their order. */
-function familyOf(def: MetricDef, read: () => readonly SeriesValue[]): Family {
-  const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [] };
+function familyOf(def: MetricDef, name: string, read: () => readonly SeriesValue[]): Family {
+  const config = { name, help: def.help, labelNames: [...def.labels], registers: [] };
   if (def.type === 'counter') {
     return new Counter({
       ...config,

@@ -50,6 +50,8 @@ export class SeriesStore {
   /** Bumped on every change. */
   version = 0;
   private readonly listeners = new Set<() => void>();
+  /** Per family, a number bumped whenever an entry holding its series is set or removed. */
+  private readonly familyVersions = new Map<MetricDef, number>();
 
   constructor(
     /** limits.label_value_bytes: the cap on label values as polls are stored. */
@@ -68,7 +70,11 @@ export class SeriesStore {
     const old = this.entries.get(code);
     const families = toSeries(samples, this.labelValueBytes);
     const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
-    if (old) this.count(old, -1);
+    if (old) {
+      this.count(old, -1);
+      this.bump(old);
+    }
+    this.bump(entry);
     this.byFamily = undefined;
     this.entries.set(code, entry);
     this.count(entry, 1);
@@ -153,7 +159,17 @@ export class SeriesStore {
     return this.byFamily.get(m) ?? [];
   }
 
+  /** A number that changes whenever the family's series may have. */
+  familyVersion(m: MetricDef): number {
+    return this.familyVersions.get(m) ?? 0;
+  }
+
+  private bump(e: Entry): void {
+    for (const m of e.families.keys()) this.familyVersions.set(m, (this.familyVersions.get(m) ?? 0) + 1);
+  }
+
   private remove(e: Entry): void {
+    this.bump(e);
     this.entries.delete(e.code);
     this.byFamily = undefined;
     this.count(e, -1);

@@ -37,6 +37,21 @@ describe('store', () => {
     expect(told).toEqual(['a', 'b', 'b']);
   });
 
+  it("a family's version changes when an entry holding it is set or removed, and only then", () => {
+    const s = new SeriesStore();
+    const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
+    const b = { scope: 'target' as const, id: 'b', source: 'blocks' };
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    const v1 = s.familyVersion(M.peers);
+    s.set(b, [{ metric: M.backlog, values: ['b'], value: 1 }], 0, Infinity);
+    expect(s.familyVersion(M.peers)).toBe(v1);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 2 }], 0, Infinity);
+    const v2 = s.familyVersion(M.peers);
+    expect(v2).not.toBe(v1);
+    s.delete(a);
+    expect(s.familyVersion(M.peers)).not.toBe(v2);
+  });
+
   it('drops a source past its maximum age', () => {
     const s = new SeriesStore();
     s.set({ scope: 'target', id: 'old', source: 'test' }, [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);
