@@ -1,9 +1,10 @@
 /**
  * The prom-client registry behind /metrics: one Gauge or Counter per catalogue family, whose
  * collect() sets the series the store holds (as client_golang's const metrics do), the process's
- * default metrics, and the exporter's own gauges; registry.metrics() renders both formats. The body
- * is rendered after the store changes, at most once a second, only for the formats a client has
- * asked for, and kept as text and as one gzip member.
+ * default metrics, and the exporter's own gauges, rendered by prom-client in both formats (each
+ * polled family once per change of its series: FamilyRegistry says why). The body is rendered after
+ * the store changes, at most once a second, only for the formats a client has asked for, and kept
+ * as text and as one gzip member.
  */
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
