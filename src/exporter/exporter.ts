@@ -8,7 +8,6 @@ import type { Config } from './config/schema.js';
 import { SELF } from './engine/self-metrics.js';
 import { catalogueOf } from './fleet/metrics.js';
 import { SeriesStore, type StoreKey } from './engine/store.js';
-import { setLabelValueLimit } from './engine/labels.js';
 import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
@@ -89,8 +88,8 @@ export class Exporter {
 
   /** Label-value cap (applied as polls are stored) and body cap (applied as /metrics is rendered). */
   private applyLimits(config: Config): void {
-    setLabelValueLimit(config.limits.label_value_bytes);
-    this.exposition.limitBytes = config.limits.metrics_body_bytes;
+    this.store.labelValueBytes = config.limits.label_value_bytes;
+    this.exposition.setLimit(config.limits.metrics_body_bytes);
   }
 
   get config(): Config {

@@ -14,12 +14,6 @@ export interface Sample {
 
 /** Default cap on a label value, in UTF-8 bytes (limits.label_value_bytes). */
 export const DEFAULT_LABEL_VALUE_BYTES = 128;
-let labelValueBytes = DEFAULT_LABEL_VALUE_BYTES;
-
-/** Set the cap on label values (the exporter does, from limits.label_value_bytes). */
-export function setLabelValueLimit(bytes: number): void {
-  labelValueBytes = bytes;
-}
 
 /** How a capped value ends: `~` and 16 hex digits. */
 const HASH_DIGITS = 16;
@@ -42,7 +36,7 @@ function looksCapped(v: string): boolean {
  * same way whatever its length: a value exported as sent never ends in it, so a node cannot send
  * an id equal to another id's capped form and have the two share a series.
  */
-export function capLabel(v: string, max = labelValueBytes): string {
+export function capLabel(v: string, max = DEFAULT_LABEL_VALUE_BYTES): string {
   if ((v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) && !looksCapped(v)) return v;
   // One pass over code points and one slice: a value built a character at a time costs a string
   // node per character, kilobytes per label and seconds per poll for a network of long ids.
@@ -73,7 +67,7 @@ export interface SeriesValue {
  * collide, which a node could search for): a sample with a capped value whose series is already
  * there is left out, so no series is ever rendered twice.
  */
-export function toSeries(samples: readonly Sample[]): Map<MetricDef, SeriesValue[]> {
+export function toSeries(samples: readonly Sample[], maxLabelBytes = DEFAULT_LABEL_VALUE_BYTES): Map<MetricDef, SeriesValue[]> {
   const out = new Map<MetricDef, SeriesValue[]>();
   const last: (string | undefined)[] = [];
   const capped: string[] = [];
@@ -85,7 +79,7 @@ export function toSeries(samples: readonly Sample[]): Map<MetricDef, SeriesValue
       const v = s.values[i] ?? '';
       if (last[i] !== v) {
         last[i] = v;
-        capped[i] = capLabel(v);
+        capped[i] = capLabel(v, maxLabelBytes);
       }
       labels[name] = capped[i]!;
       if (capped[i] !== v) cut = true;

@@ -1,17 +1,18 @@
 /**
- * The prom-client registry behind /metrics: one metric per catalogue family, whose get() reads its
- * series from the store (as client_golang's const metrics do), the process's default metrics, and
- * the exporter's own gauges. The body is rendered after the store changes, at most once a second,
- * only for the formats a client has asked for, and kept as text and as one gzip member. The series
- * of a store entry that did not change since the last render keep their rendered text.
+ * The prom-client registry behind /metrics: one Gauge or Counter per catalogue family, whose
+ * collect() sets the series the store holds (as client_golang's const metrics do), the process's
+ * default metrics, and the exporter's own gauges, rendered by prom-client in both formats (each
+ * polled family once per change of its series: FamilyRegistry says why). The body is rendered after
+ * the store changes, at most once a second, only for the formats a client has asked for, and kept
+ * as text and as one gzip member.
  */
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { Counter, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue, type RegistryContentType } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type RegistryContentType } from 'prom-client';
 import type { MetricDef } from './metric.js';
 import { SELF } from './self-metrics.js';
 import type { SeriesValue } from './labels.js';
-import type { SeriesStore, StoreKey, StorePart } from './store.js';
+import type { SeriesStore, StoreKey } from './store.js';
 import type { BuildInfo } from '../version.js';
 
 const gzip = promisify(gzipCallback);
@@ -28,57 +29,46 @@ export const RENDER_EVERY_MS = 1000;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
 
-/**
- * OpenMetrics when the client lists it and ranks it at least as high as the text format
- * (Prometheus does); the text format otherwise.
- */
-export function formatFor(accept: string | undefined): Format {
-  let om = 0;
-  let text = 0;
-  for (const range of (accept ?? '').toLowerCase().split(',')) {
-    const [type, ...params] = range.split(';').map((s) => s.trim());
-    const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1);
-    if (!Number.isFinite(q)) continue;
-    if (type === 'application/openmetrics-text') om = Math.max(om, q);
-    else if (type === 'text/plain') text = Math.max(text, q);
-  }
-  return om > 0 && om >= text ? 'openmetrics' : 'text';
-}
-
 /** What one render reads: every family's series, or (probes) a filtered few. */
 export interface Source {
   series: (m: MetricDef) => SeriesValue[];
   has: (m: MetricDef) => boolean;
-  /** The family's series per store entry, each with a version that changes with them: rendered once per version. */
-  parts?: (m: MetricDef) => readonly StorePart[];
+  /** A number that changes whenever the family's series may have: its text is rendered once per version. */
+  version?: (m: MetricDef) => number;
 }
 
 export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
-  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), parts: (m) => store.parts(m) };
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m) };
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
-interface Registered {
-  key: string;
-  def?: MetricDef;
-}
+type Family = Gauge | Counter;
 
 /**
- * One registry for one format. prom-client renders each metric; the join (and the OpenMetrics
- * counter naming, the blank lines and `# EOF`) is done here as Registry.metrics() does it, so that
- * the series of one store entry (a collector's last poll of one target) are rendered once per poll,
- * not again whenever another target's poll changes the same family.
+ * One prom-client registry for one format. Each catalogue family is a Gauge or Counter whose
+ * collect() sets the series the source holds now; only families with series are served, in
+ * catalogue order, then the process metrics and the exporter's own gauges.
+ *
+ * Rendering all of /metrics on every change cost 220 ms for 20,000 series (6.3 % of a core and a
+ * 148 ms scrape p99 during polls in the 17k bench, against 3.2 % and 18 ms): with the exporter's own
+ * metrics (`own`), each polled family is rendered by getSingleMetricAsString once per version of its
+ * series, the texts joined as Registry.metrics() joins them, and the own metrics rendered by
+ * registry.metrics() after them (which ends the body, `# EOF` included). Without them (a probe),
+ * the families with series are registered and registry.metrics() renders them.
  */
 export class FamilyRegistry {
+  /** The families rendered by metrics(): all until the first render, then those with series (a probe) or none. */
   readonly registry = new Registry<RegistryContentType>();
-  private readonly order: Registered[] = [];
-  /** Rendered sample lines per (store entry, family), with the entry's version. */
-  private readonly lines = new Map<string, { version: number; text: string }>();
-  /** Each family's HELP and TYPE lines. */
-  private readonly headers = new Map<MetricDef, string>();
+  /** The polled families rendered one by one. */
+  private readonly polled = new Registry<RegistryContentType>();
+  private readonly families = new Map<MetricDef, Family>();
+  private readonly own: Metric[] = [];
+  /** The families registered in `registry` now, in catalogue order. */
+  private registered: Family[] = [];
+  /** Each family's rendered text, with the version of its series it was rendered from. */
+  private readonly texts = new Map<MetricDef, { version: number; text: string }>();
   private readonly excluded = new Set<MetricDef>();
-  /** What a family's get() returns instead of all its series, while one part of it is rendered. */
-  private readonly reading = new Map<MetricDef, SeriesValue[]>();
+  private flagged = false;
 
   constructor(
     readonly format: Format,
@@ -86,128 +76,140 @@ export class FamilyRegistry {
     private readonly source: Source,
     own?: { build: BuildInfo; seriesCount: () => number },
   ) {
-    const om = format === 'openmetrics';
     this.registry.setContentType(CONTENT_TYPES[format]);
+    this.polled.setContentType(CONTENT_TYPES[format]);
     for (const def of catalogue) {
-      const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [this.registry] };
-      const metric = def.type === 'counter' ? new Counter(config) : new Gauge(config);
-      // The family's series live in the store: prom-client reads them here when it renders.
-      metric.get = async () =>
-        ({
-          name: om && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name,
-          help: def.help,
-          type: def.type,
-          aggregator: 'sum',
-          values: (this.reading.get(def) ?? source.series(def)) as MetricValue<string>[],
-        }) as unknown as MetricObjectWithValues<MetricValue<string>>;
-      this.order.push({ key: def.name, def });
+      const read = (): SeriesValue[] => (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
+      const metric = familyOf(def, nameOf(def, format), read);
+      this.families.set(def, metric);
+      this.polled.registerMetric(metric);
     }
-    if (!own) return;
-    const defaults = this.registry.getMetricsAsArray().length;
-    collectDefaultMetrics({ register: this.registry });
-    // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
-    // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
-    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
-    const b = own.build;
-    new Gauge({
-      name: 'datanode_exporter_build_info',
-      help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.',
-      labelNames: ['version', 'revision', 'branch', 'nodejs_version'],
-      registers: [this.registry],
-    }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
-    new Gauge({
-      name: 'datanode_exporter_series',
-      help: 'Series currently served from polled data (upstream and per-collector series).',
-      registers: [this.registry],
-      collect() {
-        this.set(own.seriesCount());
-      },
-    });
-    for (const m of this.registry.getMetricsAsArray().slice(defaults)) {
-      this.order.push({ key: m.name });
-      // As Registry.metrics() does for OpenMetrics: the family is named without _total, its samples with.
-      if (om && String(m.type) === 'counter') m.name = m.name.replace(/_total$/, '');
-    }
+    if (own) this.own = ownMetrics(own);
+    // Every family registered until the first render, so that the registry lists all it can serve.
+    this.register([...this.families.values()]);
   }
 
-  /** The whole exposition, families in catalogue order, at most `limit` bytes of series. */
+  /** The whole exposition, families in catalogue order, at most `limit` bytes of polled series. */
   async render(limit = Infinity): Promise<string> {
     this.excluded.clear();
-    let parts = await this.families();
+    this.flagged = false;
+    if (this.own.length === 0) {
+      this.register(this.present());
+      return this.registry.metrics();
+    }
+    this.register([]);
+    let parts = await this.parts();
+    const own = await this.registry.metrics();
     // A UTF-8 byte is at most three UTF-16 units: count bytes only when the limit is within reach.
-    const units = parts.reduce((n, p) => n + p.text.length, 0);
-    let size = units * 3 > limit ? parts.reduce((n, p) => n + Buffer.byteLength(p.text), 0) : units;
-    if (size > limit) {
-      // Families after the limit are left out (headers only), and the flag says so.
-      size = 0;
+    const units = parts.reduce((n, p) => n + p.text.length, own.length);
+    if (units * 3 > limit && parts.reduce((n, p) => n + Buffer.byteLength(p.text), Buffer.byteLength(own)) > limit) {
+      // Families after the limit are left out, and the flag says so.
+      let size = 0;
       for (const p of parts) {
         size += Buffer.byteLength(p.text);
-        if (p.def && size > limit - HEADER_ROOM) this.excluded.add(p.def);
+        if (size > limit - HEADER_ROOM) this.excluded.add(p.def);
       }
       // The exporter's own state is never left out.
       for (const m of [SELF.metricsTruncated, SELF.configReloadSuccessful, SELF.configReloadSuccessTimestamp]) this.excluded.delete(m);
-      parts = await this.families(true);
+      this.flagged = true;
+      parts = await this.parts();
     }
+    if (parts.length === 0) return own;
     const texts = parts.map((p) => p.text);
-    return this.format === 'openmetrics' ? `${texts.join('\n')}\n# EOF\n` : `${texts.join('\n\n')}\n`;
+    return this.format === 'openmetrics' ? `${texts.join('\n')}\n${own}` : `${texts.join('\n\n')}\n\n${own}`;
   }
 
   /** Whether the last render left families out. */
   get truncated(): boolean {
-    return this.excluded.size > 0;
+    return this.flagged;
   }
 
-  private async families(truncated = false): Promise<{ def?: MetricDef; text: string }[]> {
-    const out: { def?: MetricDef; text: string }[] = [];
-    const used = new Set<string>();
-    for (const { key, def } of this.order) {
-      if (!def) out.push({ text: await this.registry.getSingleMetricAsString(key) });
-      else if (def === SELF.metricsTruncated) {
-        if (truncated) out.push({ def, text: await this.only(def, [{ labels: {}, value: 1 }]) });
-      } else if (this.source.has(def)) out.push({ def, text: await this.family(def, used) });
+  /** The families served now, in catalogue order. */
+  private present(): Family[] {
+    const out: Family[] = [];
+    for (const [def, metric] of this.families) {
+      if (def === SELF.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def)) out.push(metric);
     }
-    for (const k of this.lines.keys()) if (!used.has(k)) this.lines.delete(k);
     return out;
   }
 
-  /** A family's text: its header, then each store entry's lines, rendered again only when that entry changed. */
-  private async family(def: MetricDef, used: Set<string>): Promise<string> {
-    const parts = this.source.parts?.(def);
-    if (this.excluded.has(def)) return this.header(def);
-    if (!parts) return this.registry.getSingleMetricAsString(def.name);
-    const texts = [await this.header(def)];
-    for (const p of parts) {
-      const k = `${p.key}\u0000${def.name}`;
-      used.add(k);
-      let hit = this.lines.get(k);
-      if (hit?.version !== p.version) {
-        const text = await this.only(def, p.series);
-        hit = { version: p.version, text: text.slice(text.indexOf('\n', text.indexOf('\n') + 1) + 1) };
-        this.lines.set(k, hit);
+  /** Each polled family's text, rendered again only when its series changed. */
+  private async parts(): Promise<{ def: MetricDef; text: string }[]> {
+    const out: { def: MetricDef; text: string }[] = [];
+    for (const def of this.families.keys()) {
+      if (!(def === SELF.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def))) continue;
+      const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
+      let hit = this.texts.get(def);
+      if (hit?.version !== version) {
+        hit = { version, text: await this.polled.getSingleMetricAsString(nameOf(def, this.format)) };
+        this.texts.set(def, hit);
       }
-      texts.push(hit.text);
+      out.push({ def, text: hit.text });
     }
-    return texts.join('\n');
+    return out;
   }
 
-  private async header(def: MetricDef): Promise<string> {
-    let h = this.headers.get(def);
-    if (h === undefined) {
-      h = await this.only(def, []);
-      this.headers.set(def, h);
-    }
-    return h;
+  /** Register these families and the own metrics in `registry`, unless they are the ones registered. */
+  private register(families: Family[]): void {
+    if (this.registered.length === families.length && families.every((m, i) => this.registered[i] === m) && this.registry.getMetricsAsArray().length > 0)
+      return;
+    this.registry.clear();
+    for (const m of [...families, ...this.own]) this.registry.registerMetric(m);
+    this.registered = families;
   }
+}
 
-  /** prom-client's rendering of the family with these series only. */
-  private async only(def: MetricDef, series: SeriesValue[]): Promise<string> {
-    this.reading.set(def, series);
-    try {
-      return await this.registry.getSingleMetricAsString(def.name);
-    } finally {
-      this.reading.delete(def);
-    }
+/** The name a family's metric has in this format: an OpenMetrics counter family without _total, its samples with it (as Registry.metrics() names them). */
+function nameOf(def: MetricDef, format: Format): string {
+  return format === 'openmetrics' && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name;
+}
+
+/** The process's default metrics, build_info and the series count, as metrics to register. */
+function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Metric[] {
+  // collectDefaultMetrics registers into a registry: a scratch one, from which the metrics are taken.
+  const scratch = new Registry();
+  collectDefaultMetrics({ register: scratch });
+  // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
+  // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) scratch.removeSingleMetric(name);
+  const b = own.build;
+  new Gauge({
+    name: 'datanode_exporter_build_info',
+    help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.',
+    labelNames: ['version', 'revision', 'branch', 'nodejs_version'],
+    registers: [scratch],
+  }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
+  new Gauge({
+    name: 'datanode_exporter_series',
+    help: 'Series currently served from polled data (upstream and per-collector series).',
+    registers: [scratch],
+    collect() {
+      this.set(own.seriesCount());
+    },
+  });
+  return scratch.getMetricsAsArray().map((m) => scratch.getSingleMetric(m.name)!);
+}
+
+/** A family as a prom-client metric whose collect() sets the series `read` returns, in their order. */
+function familyOf(def: MetricDef, name: string, read: () => readonly SeriesValue[]): Family {
+  const config = { name, help: def.help, labelNames: [...def.labels], registers: [] };
+  if (def.type === 'counter') {
+    return new Counter({
+      ...config,
+      collect() {
+        this.reset();
+        // A counter holds no negative or infinite value (prom-client throws): such a sample is left out rather than the body.
+        for (const s of read()) if (s.value >= 0 ? s.value !== Infinity : Number.isNaN(s.value)) this.inc(s.labels, s.value);
+      },
+    });
   }
+  return new Gauge({
+    ...config,
+    collect() {
+      this.reset();
+      for (const s of read()) this.set(s.labels, s.value);
+    },
+  });
 }
 
 export interface Body {
@@ -232,8 +234,9 @@ export class Exposition {
   private renderedVersion = -1;
   private stopped = false;
   /** limits.metrics_body_bytes */
-  limitBytes = Infinity;
+  private limitBytes = Infinity;
   private wasTruncated = false;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly store: SeriesStore,
@@ -245,7 +248,12 @@ export class Exposition {
       onTruncated?: (limit: number) => void;
     },
   ) {
-    store.onChange = () => this.changed();
+    this.unsubscribe = store.subscribe(() => this.changed());
+  }
+
+  /** limits.metrics_body_bytes, from the next render on. */
+  setLimit(bytes: number): void {
+    this.limitBytes = bytes;
   }
 
   async body(format: Format): Promise<Body> {
@@ -272,6 +280,7 @@ export class Exposition {
 
   stop(): void {
     this.stopped = true;
+    this.unsubscribe();
     clearTimeout(this.timer);
   }
 

@@ -1,10 +1,10 @@
 /**
  * The series store: the latest result of each (target or network, source), replaced in one step
  * when a poll is applied and dropped once older than its maximum age. The registry's metrics read
- * their series from here when it renders (exposition/registry.ts), entry by entry.
+ * their series from here when it renders (engine/registry.ts); subscribers hear of every change.
  */
 import type { MetricDef } from './metric.js';
-import { toSeries, type Sample, type SeriesValue } from './labels.js';
+import { DEFAULT_LABEL_VALUE_BYTES, toSeries, type Sample, type SeriesValue } from './labels.js';
 
 /** What a set of series belongs to. */
 export interface StoreKey {
@@ -29,17 +29,8 @@ function encode(k: StoreKey): string {
 /** The scope a key belongs to (its target, its network, or the exporter). */
 const scopeOf = (k: StoreKey): string => `${k.scope}\u0000${k.id}`;
 
-/** One entry's series of one family, with a number that changes whenever they may have. */
-export interface StorePart {
-  key: string;
-  version: number;
-  series: SeriesValue[];
-}
-
 interface Entry {
   code: string;
-  /** The store's version when the entry was set. */
-  version: number;
   key: StoreKey;
   families: Map<MetricDef, SeriesValue[]>;
   series: number;
@@ -58,16 +49,32 @@ export class SeriesStore {
   private nextExpiry = Infinity;
   /** Bumped on every change. */
   version = 0;
-  /** Called after every change. */
-  onChange: (() => void) | undefined;
+  private readonly listeners = new Set<() => void>();
+  /** Per family, a number bumped whenever an entry holding its series is set or removed. */
+  private readonly familyVersions = new Map<MetricDef, number>();
+
+  constructor(
+    /** limits.label_value_bytes: the cap on label values as polls are stored. */
+    public labelValueBytes = DEFAULT_LABEL_VALUE_BYTES,
+  ) {}
+
+  /** Call `listener` after every change, until the returned function is called. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
 
   /** Replace the series of one source. An entry with maxAgeMs = Infinity never expires. */
   set(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
     const code = encode(key);
     const old = this.entries.get(code);
-    const families = toSeries(samples);
-    const entry: Entry = { code, version: this.version + 1, key, families, series: samples.length, updatedAt, maxAgeMs };
-    if (old) this.count(old, -1);
+    const families = toSeries(samples, this.labelValueBytes);
+    const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
+    if (old) {
+      this.count(old, -1);
+      this.bump(old);
+    }
+    this.bump(entry);
     this.byFamily = undefined;
     this.entries.set(code, entry);
     this.count(entry, 1);
@@ -124,11 +131,6 @@ export class SeriesStore {
     return this.holding(m).length > 0;
   }
 
-  /** The family's series per entry, in key order. */
-  parts(m: MetricDef): StorePart[] {
-    return this.holding(m).map((e) => ({ key: e.code, version: e.version, series: e.families.get(m)! }));
-  }
-
   /** Series of the data entries in the scope of `key` (same scope and id), other than `key`'s own. */
   seriesIn(key: StoreKey): number {
     const own = this.entries.get(encode({ ...key, meta: false }));
@@ -157,7 +159,17 @@ export class SeriesStore {
     return this.byFamily.get(m) ?? [];
   }
 
+  /** A number that changes whenever the family's series may have. */
+  familyVersion(m: MetricDef): number {
+    return this.familyVersions.get(m) ?? 0;
+  }
+
+  private bump(e: Entry): void {
+    for (const m of e.families.keys()) this.familyVersions.set(m, (this.familyVersions.get(m) ?? 0) + 1);
+  }
+
   private remove(e: Entry): void {
+    this.bump(e);
     this.entries.delete(e.code);
     this.byFamily = undefined;
     this.count(e, -1);
@@ -165,7 +177,7 @@ export class SeriesStore {
 
   private changedNow(): void {
     this.version += 1;
-    this.onChange?.();
+    for (const listener of this.listeners) listener();
   }
 
   private count(e: Entry, sign: 1 | -1): void {

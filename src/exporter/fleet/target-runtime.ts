@@ -31,6 +31,7 @@ export class TargetRuntime {
   private readonly publishers = new Map<FactKey<unknown>, CollectorRunner>();
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
+  private rawChainId: string | undefined;
   /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
   private poll: PollTrack | undefined;
 
@@ -62,6 +63,7 @@ export class TargetRuntime {
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
     this.runners = runnersFor('node', cfg.name, ctx, candidates, (r) => {
+      this.track();
       this.applyRequestCounts();
       onApplied(r);
     });
@@ -92,17 +94,13 @@ export class TargetRuntime {
     // A node is healthy while the poll that reports its core height succeeds.
     const core = this.publisher(HEIGHT)?.state;
     const f = this.coreFacts();
-    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
-    if (f?.chainId) this.knownChainId = this.cappedChainId(f.chainId);
-    const at = core?.lastSuccessMs;
-    if (at !== undefined && f?.height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, f.height, f.blockTimeNs);
     const fingerprint = this.fact(FINGERPRINT, true);
     return {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: core?.success === true,
       poll: this.poll,
-      facts: f ? { ...f, chainId: f.chainId ? this.cappedChainId(f.chainId) : this.knownChainId } : undefined,
+      facts: f ? { ...f, chainId: this.knownChainId } : undefined,
       fingerprint: fingerprint !== undefined ? { value: fingerprint, height: this.fact(FINGERPRINT_HEIGHT, true) } : undefined,
       datanodeVersion: this.fact(DATANODE_VERSION, true),
       segmentHeight: this.fact(SEGMENT_HEIGHT, true),
@@ -127,11 +125,17 @@ export class TargetRuntime {
     return out;
   }
 
-  private chainMemo: [string, string] = ['', ''];
-
-  private cappedChainId(raw: string): string {
-    if (this.chainMemo[0] !== raw) this.chainMemo = [raw, capLabel(raw)];
-    return this.chainMemo[1];
+  /** After each applied poll: the chain id seen, and the core's poll placed in time. view() only reads what this keeps. */
+  private track(): void {
+    const raw = this.fact(CHAIN_ID);
+    // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
+    if (raw && raw !== this.rawChainId) {
+      this.rawChainId = raw;
+      this.knownChainId = capLabel(raw, this.ctx.config.limits.label_value_bytes);
+    }
+    const at = this.publisher(HEIGHT)?.state.lastSuccessMs;
+    const height = this.fact(HEIGHT);
+    if (at !== undefined && height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, height, this.fact(BLOCK_TIME_NS));
   }
 
   /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */

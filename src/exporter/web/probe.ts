@@ -86,7 +86,7 @@ export class Prober {
         };
       }
       this.made.count += 1;
-      const store = new SeriesStore();
+      const store = new SeriesStore(this.config.limits.label_value_bytes);
       const name = key.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 63);
       entry = { rt: new TargetRuntime({ name, url: key, headers: {} }, { ...this.ctx, store, log: this.quietLog }, () => {}), store };
       this.urlTargets.set(key, entry);
@@ -178,10 +178,13 @@ export class Prober {
     if (!success && store !== this.ctx.store) this.logFailures(rt, runners);
     const names = new Set(runners.map((r) => r.collector.name));
     const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
-    const own = toSeries([
-      { metric: SELF.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 },
-      { metric: SELF.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
-    ]);
+    const own = toSeries(
+      [
+        { metric: SELF.probeSuccess, values: [rt.cfg.name], value: success ? 1 : 0 },
+        { metric: SELF.probeDuration, values: [rt.cfg.name], value: (performance.now() - started) / 1000 },
+      ],
+      this.config.limits.label_value_bytes,
+    );
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
     const body = await new FamilyRegistry(format, this.catalogue, source).render();
     return { status: 200, contentType: CONTENT_TYPES[format], body };

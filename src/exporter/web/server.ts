@@ -9,7 +9,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { formatFor, type Body, type Format } from '../engine/registry.js';
+import type { Body, Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
 import type { RunnerStatus } from '../engine/runner.js';
 import type { BuildInfo } from '../version.js';
@@ -59,6 +59,25 @@ export function publicUrl(url: string): string {
   }
 }
 
+/**
+ * The media types /metrics and /probe answer in. Text first: a client that accepts anything (or
+ * neither) gets text. A range with parameters matches only a type with the same parameters, so the
+ * versions clients send are listed.
+ */
+const MEDIA_TYPES = [
+  'text/plain',
+  'text/plain; version=0.0.4',
+  'application/openmetrics-text',
+  'application/openmetrics-text; version=1.0.0',
+  'application/openmetrics-text; version=0.0.1',
+];
+
+/** OpenMetrics when the client ranks it above text/plain, as Prometheus does; the text format otherwise. */
+function formatOf(req: express.Request): Format {
+  const best = req.accepts(MEDIA_TYPES);
+  return typeof best === 'string' && best.startsWith('application/openmetrics-text') ? 'openmetrics' : 'text';
+}
+
 export function createApp(deps: ServerDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -71,7 +90,7 @@ export function createApp(deps: ServerDeps): express.Express {
 
   const telemetryPath = deps.telemetryPath ?? '/metrics';
   app.get(telemetryPath, async (req, res) => {
-    const body = await deps.metrics(formatFor(req.get('accept')));
+    const body = await deps.metrics(formatOf(req));
     await sendMetrics(req, res, body.contentType, body.plain, () => Promise.resolve(body.gzip));
   });
 
@@ -91,7 +110,7 @@ export function createApp(deps: ServerDeps): express.Express {
     const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
-    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatFor(req.get('accept')));
+    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatOf(req));
     // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
     if (out.status !== 200)
       return void res

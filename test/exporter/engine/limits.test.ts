@@ -56,7 +56,7 @@ describe('the rendered body is capped', () => {
     const store = new SeriesStore();
     let told = 0;
     const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 0, onTruncated: () => void told++ });
-    expo.limitBytes = 64 * 1024;
+    expo.setLimit(64 * 1024);
     store.set({ scope: 'target', id: 't', source: 'statistics' }, [{ metric: M.peers, values: ['t'], value: 7 }], 0, Infinity);
     store.set(
       { scope: 'network', id: 'n', source: 'markets' },

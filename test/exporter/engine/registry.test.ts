@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { M } from '../../helpers/metrics.js';
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
-import { Exposition, FamilyRegistry, formatFor, storeSource } from '../../../src/exporter/engine/registry.js';
+import { Exposition, FamilyRegistry, storeSource } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { CATALOGUE, TEST_BUILD, renderStore } from '../../helpers/render.js';
 
@@ -34,17 +34,6 @@ describe('formats', () => {
         `# HELP vega_key_rotation_last_block_height ${M.rotationLastHeight.help}\n# TYPE vega_key_rotation_last_block_height gauge\nvega_key_rotation_last_block_height{network="n",node_id="a\\"b"} 120\n# EOF\n`,
     );
   });
-
-  it('answers OpenMetrics when the client ranks it first, as Prometheus does', () => {
-    expect(
-      formatFor('application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'),
-    ).toBe('openmetrics');
-    expect(formatFor('application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')).toBe('openmetrics');
-    expect(formatFor('text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5')).toBe('text');
-    expect(formatFor('*/*')).toBe('text');
-    expect(formatFor(undefined)).toBe('text');
-    expect(formatFor('application/openmetrics-text;q=0')).toBe('text');
-  });
 });
 
 describe('the body is rendered after changes, at most once a second', () => {
@@ -69,7 +58,7 @@ describe('the body is rendered after changes, at most once a second', () => {
   });
 });
 
-describe('rendered entry by entry, the same text as prom-client renders the whole registry', () => {
+describe('the same text as prom-client renders plain gauges and counters', () => {
   /** prom-client on its own: plain gauges and counters, set with the same series in the same order. */
   async function plain(format: 'text' | 'openmetrics', families: [typeof M.peers, [Record<string, string>, number][]][]): Promise<string> {
     const registry = new Registry<RegistryContentType>();
@@ -87,9 +76,21 @@ describe('rendered entry by entry, the same text as prom-client renders the whol
     return registry.metrics();
   }
 
-  it.each(['text', 'openmetrics'] as const)("%s, before and after one target's poll changes its series", async (format) => {
+  /** With the exporter's own metrics, the polled families are rendered one by one and the own metrics follow: the polled part alone. */
+  const polledPart = (body: string, own: boolean, format: 'text' | 'openmetrics'): string => {
+    if (!own) return body;
+    const part = body.slice(0, body.indexOf('# HELP process_'));
+    return format === 'text' ? part.slice(0, -1) : `${part}# EOF\n`;
+  };
+
+  it.each([
+    ['text', false],
+    ['openmetrics', false],
+    ['text', true],
+    ['openmetrics', true],
+  ] as const)("%s (own metrics: %s), before and after one target's poll changes its series", async (format, withOwn) => {
     const store = new SeriesStore();
-    const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store));
+    const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store), withOwn ? { build: TEST_BUILD, seriesCount: () => 0 } : undefined);
     const poll = (t: string, peers: number, orders: number) =>
       store.set(
         { scope: 'target', id: t, source: 'statistics' },
@@ -102,7 +103,7 @@ describe('rendered entry by entry, the same text as prom-client renders the whol
       );
     poll('a', 1, 10);
     poll('b', 2, 20);
-    expect(await reg.render()).toBe(
+    expect(polledPart(await reg.render(), withOwn, format)).toBe(
       await plain(format, [
         [
           M.peers,
@@ -123,7 +124,7 @@ describe('rendered entry by entry, the same text as prom-client renders the whol
     poll('b', 3, 30);
     store.delete({ scope: 'target', id: 'a', source: 'statistics' });
     poll('c', 4, 40);
-    expect(await reg.render()).toBe(
+    expect(polledPart(await reg.render(), withOwn, format)).toBe(
       await plain(format, [
         [
           M.peers,

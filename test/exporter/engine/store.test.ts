@@ -25,21 +25,31 @@ describe('store', () => {
     expect(s.has(M.backlog)).toBe(false);
   });
 
-  it("gives a family's series entry by entry; an entry's version changes only when that entry is set again", () => {
+  it('tells every subscriber of each change until it unsubscribes', () => {
+    const s = new SeriesStore();
+    const told: string[] = [];
+    const offA = s.subscribe(() => told.push('a'));
+    s.subscribe(() => told.push('b'));
+    s.set({ scope: 'target', id: 'a', source: 'statistics' }, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
+    offA();
+    s.delete({ scope: 'target', id: 'a', source: 'statistics' });
+    s.delete({ scope: 'target', id: 'a', source: 'statistics' });
+    expect(told).toEqual(['a', 'b', 'b']);
+  });
+
+  it("a family's version changes when an entry holding it is set or removed, and only then", () => {
     const s = new SeriesStore();
     const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
-    const b = { scope: 'target' as const, id: 'b', source: 'statistics' };
-    s.set(b, [{ metric: M.peers, values: ['b'], value: 2 }], 0, Infinity);
+    const b = { scope: 'target' as const, id: 'b', source: 'blocks' };
     s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
-    const [pa, pb] = s.parts(M.peers);
-    expect([pa!.series, pb!.series]).toEqual([[{ labels: { target: 'a' }, value: 1 }], [{ labels: { target: 'b' }, value: 2 }]]);
-    s.set(a, [{ metric: M.peers, values: ['a'], value: 5 }], 0, Infinity);
-    const [qa, qb] = s.parts(M.peers);
-    expect(qa!.version).not.toBe(pa!.version);
-    expect(qb!.version).toBe(pb!.version);
-    expect(qa!.key).toBe(pa!.key);
+    const v1 = s.familyVersion(M.peers);
+    s.set(b, [{ metric: M.backlog, values: ['b'], value: 1 }], 0, Infinity);
+    expect(s.familyVersion(M.peers)).toBe(v1);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 2 }], 0, Infinity);
+    const v2 = s.familyVersion(M.peers);
+    expect(v2).not.toBe(v1);
     s.delete(a);
-    expect(s.parts(M.peers).map((p) => p.key)).toEqual([pb!.key]);
+    expect(s.familyVersion(M.peers)).not.toBe(v2);
   });
 
   it('drops a source past its maximum age', () => {

@@ -142,6 +142,18 @@ describe('/metrics', () => {
     expect(text.endsWith('\n# EOF\n')).toBe(true);
   });
 
+  it.each([
+    [PROMETHEUS_ACCEPT, 'openmetrics'],
+    ['application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1', 'openmetrics'],
+    ['text/plain;version=0.0.4;q=1,application/openmetrics-text;q=0.5', 'text'],
+    ['*/*', 'text'],
+    [undefined, 'text'],
+    ['application/openmetrics-text;q=0', 'text'],
+  ])('Accept %s: %s', async (accept, format) => {
+    const r = await request('GET', '/metrics', accept === undefined ? {} : { accept });
+    expect(r.headers['content-type']).toBe(format === 'openmetrics' ? OPENMETRICS : CONTENT_TYPE);
+  });
+
   it('HEAD: the GET headers and no body', async () => {
     for (const enc of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
       const get = await request('GET', '/metrics', enc);
