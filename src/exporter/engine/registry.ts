@@ -52,8 +52,9 @@ type Family = Gauge | Counter;
  * Rendering all of /metrics on every change doubled the CPU and the scrape latency during polls of
  * a large network (the sizing bench). So, with the exporter's own metrics (`own`), each polled
  * family is rendered by getSingleMetricAsString once per version of its series, the texts joined
- * as Registry.metrics() joins them, and the own metrics rendered by registry.metrics() after them (which ends the body, `# EOF` included). Without them (a probe),
- * the families with series are registered and registry.metrics() renders them.
+ * as Registry.metrics() joins them, and the own metrics rendered by registry.metrics() after them
+ * (which ends the body, `# EOF` included). Without them (a probe), the families with series are
+ * registered and registry.metrics() renders them.
  */
 export class FamilyRegistry {
   /** The families rendered by metrics(): all until the first render, then those with series (a probe) or none. */
