@@ -4,10 +4,10 @@
  * timed throughout. The pod must not be restarted: RSS under the chart's memory limit, every
  * `/healthz` answered within the liveness probe's timeout. The data node is the tests' own.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
-import { removeDist, spawnExporter, type ExporterProcess } from '../helpers/process.js';
+import { hex64, hostileNode, json, market, polled, statisticsBody, success, STATISTICS_HEADERS } from '../helpers/hostile.js';
+import { CHART_MEMORY_LIMIT_MIB, LIVENESS_TIMEOUT_MS, watchPod } from '../helpers/pod.js';
+import { removeDist, spawnExporter } from '../helpers/process.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -16,53 +16,10 @@ afterEach(async () => {
 });
 afterAll(() => removeDist());
 
-const values = readFileSync('helm/datanode-exporter/values.yaml', 'utf8');
-const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(values.split('limits:')[1]!)![1]);
-const LIVENESS_TIMEOUT_MS = 3_000;
-
 // The heap the chart's memory limit leaves room for; spawnExporter adds these flags to the launch settings.
 process.env.DNE_NODE_FLAGS = `--max-old-space-size=${CHART_MEMORY_LIMIT_MIB}`;
 
 const QUIET = { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, history_segments: { enabled: false } };
-
-/** RSS and `/healthz` latency, sampled until stopped. */
-function watch(p: ExporterProcess): { rss: () => number; healthz: () => number; stop: () => void } {
-  let rss = 0;
-  let healthz = 0;
-  let on = true;
-  const t = setInterval(() => {
-    try {
-      rss = Math.max(rss, p.rssMiB());
-    } catch {
-      /* exited */
-    }
-  }, 50);
-  void (async () => {
-    while (on) {
-      const start = performance.now();
-      await fetch(`${p.url}/healthz`, { signal: AbortSignal.timeout(30_000) })
-        .then((r) => r.text())
-        .catch(() => {});
-      healthz = Math.max(healthz, performance.now() - start);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return { rss: () => rss, healthz: () => healthz, stop: () => ((on = false), clearInterval(t)) };
-}
-
-/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
-async function polled(node: HostileNode, path: string, n: number): Promise<void> {
-  const start = node.counts.get(path) ?? 0;
-  const end = Date.now() + 60_000;
-  while ((node.counts.get(path) ?? 0) < start + n) {
-    if (Date.now() > end) throw new Error(`${path} not polled in time`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 1_000));
-}
-
-const success = (text: string, collector: string): string | undefined =>
-  new RegExp(`^datanode_exporter_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 
 describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (item 1)', () => {
   it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
@@ -90,7 +47,7 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (it
     });
     cleanup.push(p.stop);
     await polled(node, '/markets', 1);
-    const w = watch(p);
+    const w = watchPod(p);
     cleanup.push(async () => w.stop());
     const paths = { statistics: '/statistics', markets: '/markets', market_data: '/api/v2/markets/data' } as const;
     for (const collector of ['statistics', 'markets', 'market_data'] as const) {
@@ -103,7 +60,7 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (it
       attacked = undefined;
       await polled(node, paths[collector], 1);
     }
-    w.stop();
+    await w.stop();
     const lines = p
       .output()
       .split('\n')
@@ -151,7 +108,7 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     cleanup.push(p.stop);
     // Start-up and the first poll overlap (modules still compiling): measured from the first applied poll on.
     await polled(node, '/api/v2/markets', 1);
-    const w = watch(p);
+    const w = watchPod(p);
     cleanup.push(async () => w.stop());
     const before = node.counts.get('/api/v2/markets')!;
     await polled(node, '/api/v2/markets', 2 * 21);
@@ -163,7 +120,7 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
     expect(text).toMatch(/^datanode_exporter_markets_over_limit\{[^}]*\} 1$/m);
     phase = 'forced';
     await polled(node, '/api/v2/markets', 2);
-    w.stop();
+    await w.stop();
     expect(success(await (await fetch(`${p.url}/metrics`)).text(), 'markets')).toBe('0');
     const lines = p
       .output()
@@ -227,7 +184,7 @@ describe.skipIf(process.platform !== 'linux')('the network scope at its series l
       },
     });
     cleanup.push(p.stop);
-    const w = watch(p);
+    const w = watchPod(p);
     cleanup.push(async () => w.stop());
     // Two whole walks, each applied, while Prometheus scrapes as it would.
     let series = 0;
@@ -242,7 +199,7 @@ describe.skipIf(process.platform !== 'linux')('the network scope at its series l
       limited = /^datanode_exporter_network_collector_series_limited\{[^}]*collector="key_rotations"\} (\d)$/m.exec(text)?.[1];
       await new Promise((r) => setTimeout(r, 2_000));
     }
-    w.stop();
+    await w.stop();
     console.log(
       `item 5: ${series} rotation series at series_per_network ${limits.series_per_network}; max RSS ${w.rss().toFixed(0)} MiB, slowest /healthz ${w.healthz().toFixed(0)} ms`,
     );

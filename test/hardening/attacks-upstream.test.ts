@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
+import { hex64, hostileNode, json, market, polled, statisticsBody, success, STATISTICS_HEADERS } from '../helpers/hostile.js';
 import { removeDist, spawnExporter } from '../helpers/process.js';
 import { CHART_MEMORY_LIMIT_MIB, LIVENESS_TIMEOUT_MS, watchPod } from '../helpers/pod.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
@@ -30,20 +30,6 @@ const QUIET = {
   market_data: { enabled: false },
   network_data: { enabled: false },
 };
-
-/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
-async function polled(node: HostileNode, path: string, n: number, ms = 120_000): Promise<void> {
-  const start = node.counts.get(path) ?? 0;
-  const end = Date.now() + ms;
-  while ((node.counts.get(path) ?? 0) < start + n) {
-    if (Date.now() > end) throw new Error(`${path} not polled in time`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 1_000));
-}
-
-const success = (text: string, collector: string): string | undefined =>
-  new RegExp(`^datanode_exporter_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
 
 /** The series a healthy node gives its statistics and markets collectors: 50 markets of the contract fixture. */
 const SANE_MARKETS = JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) });

@@ -83,3 +83,18 @@ export async function hostileNode(routes: Record<string, Route> = {}): Promise<H
     },
   };
 }
+
+/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
+export async function polled(node: HostileNode, path: string, n: number, ms = 120_000): Promise<void> {
+  const start = node.counts.get(path) ?? 0;
+  const end = Date.now() + ms;
+  while ((node.counts.get(path) ?? 0) < start + n) {
+    if (Date.now() > end) throw new Error(`${path} not polled in time`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+}
+
+/** A collector's success value ('0' or '1') in a /metrics body, node- or network-scoped. */
+export const success = (text: string, collector: string): string | undefined =>
+  new RegExp(`^datanode_exporter_(?:network_)?collector_success\\{[^}]*collector="${collector}"\\} (\\d)$`, 'm').exec(text)?.[1];
