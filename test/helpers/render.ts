@@ -10,7 +10,7 @@ export { CATALOGUE };
 export const TEST_BUILD = { version: 'test', revision: 'r1', branch: 'b1', nodejs_version: 'v0' };
 
 export function renderStore(store: SeriesStore, format: Format = 'text', limit = Infinity): Promise<string> {
-  return new FamilyRegistry(format, CATALOGUE, storeSource(store)).render(limit);
+  return new FamilyRegistry(format, CATALOGUE, storeSource(store)).render(limit).then((b) => b.toString('utf8'));
 }
 
 export function renderSamples(samples: readonly Sample[], format: Format = 'text'): Promise<string> {

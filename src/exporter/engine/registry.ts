@@ -6,6 +6,7 @@
  * the store changes, at most once a second, only for the formats a client has asked for, and kept
  * as text and as one gzip member.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type RegistryContentType } from 'prom-client';
@@ -28,6 +29,8 @@ export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
 export const RENDER_EVERY_MS = 1000;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
+const NEWLINE = Buffer.from('\n');
+const BLANK_LINE = Buffer.from('\n\n');
 
 /** What one render reads: every family's series, or (probes) a filtered few. */
 export interface Source {
@@ -66,7 +69,7 @@ export class FamilyRegistry {
   /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
   /** Each family's rendered text, with the version of its series it was rendered from. */
-  private readonly texts = new Map<MetricDef, { version: number; text: string }>();
+  private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer }>();
   private readonly excluded = new Set<MetricDef>();
   private flagged = false;
 
@@ -89,24 +92,26 @@ export class FamilyRegistry {
     this.register([...this.families.values()]);
   }
 
-  /** The whole exposition, families in catalogue order, at most `limit` bytes of polled series. */
-  async render(limit = Infinity): Promise<string> {
+  /**
+   * The whole exposition, families in catalogue order, at most `limit` bytes of polled series. The
+   * event loop turns between the families rendered anew, so that a large render never holds a
+   * scrape (which is answered from the last body meanwhile) or a poll.
+   */
+  async render(limit = Infinity): Promise<Buffer> {
     this.excluded.clear();
     this.flagged = false;
     if (this.own.length === 0) {
       this.register(this.present());
-      return this.registry.metrics();
+      return Buffer.from(await this.registry.metrics(), 'utf8');
     }
     this.register([]);
     let parts = await this.parts();
-    const own = await this.registry.metrics();
-    // A UTF-8 byte is at most three UTF-16 units: count bytes only when the limit is within reach.
-    const units = parts.reduce((n, p) => n + p.text.length, own.length);
-    if (units * 3 > limit && parts.reduce((n, p) => n + Buffer.byteLength(p.text), Buffer.byteLength(own)) > limit) {
+    const own = Buffer.from(await this.registry.metrics(), 'utf8');
+    if (parts.reduce((n, p) => n + p.bytes.length, own.length) > limit) {
       // Families after the limit are left out, and the flag says so.
       let size = 0;
       for (const p of parts) {
-        size += Buffer.byteLength(p.text);
+        size += p.bytes.length;
         if (size > limit - HEADER_ROOM) this.excluded.add(p.def);
       }
       // The exporter's own state is never left out.
@@ -114,9 +119,9 @@ export class FamilyRegistry {
       this.flagged = true;
       parts = await this.parts();
     }
-    if (parts.length === 0) return own;
-    const texts = parts.map((p) => p.text);
-    return this.format === 'openmetrics' ? `${texts.join('\n')}\n${own}` : `${texts.join('\n\n')}\n\n${own}`;
+    // Joined as Registry.metrics() joins families: a blank line between them in the text format.
+    const gap = this.format === 'openmetrics' ? NEWLINE : BLANK_LINE;
+    return Buffer.concat([...parts.flatMap((p) => [p.bytes, gap]), own]);
   }
 
   /** Whether the last render left families out. */
@@ -133,18 +138,22 @@ export class FamilyRegistry {
     return out;
   }
 
-  /** Each polled family's text, rendered again only when its series changed. */
-  private async parts(): Promise<{ def: MetricDef; text: string }[]> {
-    const out: { def: MetricDef; text: string }[] = [];
+  /**
+   * Each polled family's text, rendered again only when its series changed, kept as UTF-8 bytes
+   * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer).
+   */
+  private async parts(): Promise<{ def: MetricDef; bytes: Buffer }[]> {
+    const out: { def: MetricDef; bytes: Buffer }[] = [];
     for (const def of this.families.keys()) {
       if (!(def === SELF.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def))) continue;
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        hit = { version, text: await this.polled.getSingleMetricAsString(nameOf(def, this.format)) };
+        hit = { version, bytes: Buffer.from(await this.polled.getSingleMetricAsString(nameOf(def, this.format)), 'utf8') };
         this.texts.set(def, hit);
+        await nextTurn();
       }
-      out.push({ def, text: hit.text });
+      out.push({ def, bytes: hit.bytes });
     }
     return out;
   }
@@ -317,7 +326,7 @@ export class Exposition {
     this.again = false;
     this.renderedVersion = this.store.version;
     for (const [format, registry] of this.registries) {
-      const plain = Buffer.from(await registry.render(this.limitBytes), 'utf8');
+      const plain = await registry.render(this.limitBytes);
       this.bodies.set(format, { contentType: CONTENT_TYPES[format], plain, gzip: await gzip(plain) });
       if (registry.truncated && !this.wasTruncated) this.own.onTruncated?.(this.limitBytes);
       this.wasTruncated = registry.truncated;

@@ -186,7 +186,7 @@ export class Prober {
       this.config.limits.label_value_bytes,
     );
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
-    const body = await new FamilyRegistry(format, this.catalogue, source).render();
+    const body = (await new FamilyRegistry(format, this.catalogue, source).render()).toString('utf8');
     return { status: 200, contentType: CONTENT_TYPES[format], body };
   }
 

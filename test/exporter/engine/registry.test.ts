@@ -58,6 +58,47 @@ describe('the body is rendered after changes, at most once a second', () => {
   });
 });
 
+describe('a render never holds the event loop for its whole length', () => {
+  it('other work runs between the families it renders anew; a scrape meanwhile gets the last body', async () => {
+    const store = new SeriesStore();
+    const set = (v: number): void =>
+      store.set(
+        { scope: 'target', id: 't', source: 's' },
+        [
+          { metric: M.peers, values: ['t'], value: v },
+          { metric: M.ordersTotal, values: ['t'], value: v },
+          { metric: M.rotations, values: ['n', 'x'], value: v },
+        ],
+        0,
+        Infinity,
+      );
+    set(1);
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => store.seriesCount() });
+    const first = await expo.body('text');
+    set(2);
+    // Each family read by the render, and each turn of the loop (work re-queued each time it runs).
+    const events: string[] = [];
+    const read = store.series.bind(store);
+    vi.spyOn(store, 'series').mockImplementation((m, keep) => (events.push('family'), read(m, keep)));
+    let rendered = false;
+    const rendering = expo.flush().then(() => void (rendered = true));
+    const again = (): void => {
+      if (rendered) return;
+      events.push('turn');
+      setImmediate(again);
+    };
+    setImmediate(again);
+    expect(await expo.body('text')).toBe(first);
+    await rendering;
+    // Three families rendered anew, the loop turning between each and the next.
+    const families = events.flatMap((e, i) => (e === 'family' ? [i] : []));
+    expect(families).toHaveLength(3);
+    for (let f = 1; f < families.length; f++) expect(events.slice(families[f - 1], families[f])).toContain('turn');
+    expect((await expo.body('text')).plain.toString()).toContain('vega_peers{target="t"} 2\n');
+    expo.stop();
+  });
+});
+
 describe('the same text as prom-client renders plain gauges and counters', () => {
   /** prom-client on its own: plain gauges and counters, set with the same series in the same order. */
   async function plain(format: 'text' | 'openmetrics', families: [typeof M.peers, [Record<string, string>, number][]][]): Promise<string> {
@@ -103,7 +144,7 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
       );
     poll('a', 1, 10);
     poll('b', 2, 20);
-    expect(polledPart(await reg.render(), withOwn, format)).toBe(
+    expect(polledPart((await reg.render()).toString(), withOwn, format)).toBe(
       await plain(format, [
         [
           M.peers,
@@ -124,7 +165,7 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
     poll('b', 3, 30);
     store.delete({ scope: 'target', id: 'a', source: 'statistics' });
     poll('c', 4, 40);
-    expect(polledPart(await reg.render(), withOwn, format)).toBe(
+    expect(polledPart((await reg.render()).toString(), withOwn, format)).toBe(
       await plain(format, [
         [
           M.peers,
