@@ -229,9 +229,14 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
   return server;
 }
 
+/** How long a new connection may wait for its first whole request before a newcomer can take its place. */
+const UNPROVEN_GRACE_MS = 250;
+
 interface ConnState {
   /** It has sent at least one whole request (a slowloris socket never does). */
   proven: boolean;
+  /** When it connected (performance.now()). */
+  at: number;
   /** Requests received and not yet answered (more than one: pipelined). */
   pending: number;
 }
@@ -239,9 +244,11 @@ interface ConnState {
 /**
  * At most `max` connections. Connections that have not yet sent a whole request may hold at most
  * `max - reserved` of them; the rest are kept for clients that have. When a new connection comes
- * over either bound, the oldest connection still waiting for its first request is closed (then the
- * oldest idle kept-alive one) instead of the newcomer: a client holding hundreds of half-sent
- * requests (slowloris) cannot lock Prometheus or a probe out, however many sockets it holds.
+ * over either bound, the oldest connection that has waited UNPROVEN_GRACE_MS or more for its first
+ * request is closed (then the oldest idle kept-alive one) instead of the newcomer: a client holding
+ * hundreds of half-sent requests (slowloris) cannot lock Prometheus or a probe out, however many
+ * sockets it holds. Younger ones are kept and the newcomer refused: in a burst of new connections,
+ * a probe that connected a moment before (its request not read yet) is not closed by the burst.
  *
  * And a connection with more than `maxPipelined` requests not yet answered is closed before the
  * excess reaches a route: Node parses every request pipelined in one read at once, and would
@@ -270,19 +277,18 @@ function guardConnections(
     return false;
   };
   server.on('connection', (sock: net.Socket) => {
-    const state: ConnState = { proven: false, pending: 0 };
+    const now = performance.now();
+    const state: ConnState = { proven: false, pending: 0, at: now };
     conns.set(sock, state);
     unproven++;
     sock.once('close', () => forget(sock, state));
     const overUnproven = unproven > max - reserved;
     const overTotal = conns.size > max;
     if (!overUnproven && !overTotal) return;
-    if (evict(sock, (c) => !c.proven)) return;
-    if (overTotal && evict(sock, (c) => c.pending === 0)) return;
-    if (overTotal) {
-      forget(sock, state);
-      sock.destroy();
-    }
+    if (evict(sock, (c) => !c.proven && now - c.at >= UNPROVEN_GRACE_MS)) return;
+    if (overTotal && evict(sock, (c) => c.proven && c.pending === 0)) return;
+    forget(sock, state);
+    sock.destroy();
   });
   // A client that sends more requests after the last one answered with `Connection: close`.
   server.on('dropRequest', (_req: http.IncomingMessage, sock: net.Socket) => sock.destroy());
