@@ -17,7 +17,8 @@ import type { Logger } from '../logger.js';
 
 export interface ProbeResult {
   status: number;
-  body: string;
+  /** The series as rendered (200), or a one-line refusal. */
+  body: Buffer | string;
   contentType: string;
   headers?: Record<string, string>;
 }
@@ -186,7 +187,7 @@ export class Prober {
       this.config.limits.label_value_bytes,
     );
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
-    const body = (await new FamilyRegistry(format, this.catalogue, source).render()).toString('utf8');
+    const body = await new FamilyRegistry(format, this.catalogue, source).render();
     return { status: 200, contentType: CONTENT_TYPES[format], body };
   }
 

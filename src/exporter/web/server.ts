@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { Body, Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
+import type { ProbeResult } from './probe.js';
 import type { RunnerStatus } from '../engine/runner.js';
 import type { BuildInfo } from '../version.js';
 
@@ -21,11 +22,7 @@ export interface ServerDeps {
   status: () => RunnerStatus[];
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
-  probe: (
-    query: URLSearchParams,
-    scrapeTimeoutSeconds: number | undefined,
-    format: Format,
-  ) => Promise<{ status: number; body: string; contentType: string; headers?: Record<string, string> }>;
+  probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format) => Promise<ProbeResult>;
   reload: () => Promise<void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
@@ -117,7 +114,7 @@ export function createApp(deps: ServerDeps): express.Express {
         .status(out.status)
         .set({ ...out.headers, 'content-type': out.contentType })
         .send(out.body);
-    const plain = Buffer.from(out.body, 'utf8');
+    const plain = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
     await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
   });
 
