@@ -66,32 +66,53 @@ export interface SeriesValue {
  * the one way two distinct samples could come to share a series (two long values whose hashes
  * collide, which a node could search for): a sample with a capped value whose series is already
  * there is left out, so no series is ever rendered twice.
+ *
+ * `previous` (the same source's last series) is reused where a sample has the labels of the series
+ * at its place there: the series itself when its value is the same too, else its labels. A poll
+ * usually repeats the last one's series, so it then keeps long-lived objects rather than replacing
+ * them, which would leave the collector a heap of them to clean up on every poll.
  */
-export function toSeries(samples: readonly Sample[], maxLabelBytes = DEFAULT_LABEL_VALUE_BYTES): Map<MetricDef, SeriesValue[]> {
+export function toSeries(
+  samples: readonly Sample[],
+  maxLabelBytes = DEFAULT_LABEL_VALUE_BYTES,
+  previous?: ReadonlyMap<MetricDef, readonly SeriesValue[]>,
+): Map<MetricDef, SeriesValue[]> {
   const out = new Map<MetricDef, SeriesValue[]>();
   const last: (string | undefined)[] = [];
   const capped: string[] = [];
   const cappedSeries = new Set<string>();
   for (const s of samples) {
-    const labels: Record<string, string> = {};
+    const names = s.metric.labels;
     let cut = false;
-    s.metric.labels.forEach((name, i) => {
+    for (let i = 0; i < names.length; i++) {
       const v = s.values[i] ?? '';
       if (last[i] !== v) {
         last[i] = v;
         capped[i] = capLabel(v, maxLabelBytes);
       }
-      labels[name] = capped[i]!;
       if (capped[i] !== v) cut = true;
-    });
+    }
     if (cut) {
-      const key = JSON.stringify([s.metric.name, ...s.metric.labels.map((n) => labels[n])]);
+      const key = JSON.stringify([s.metric.name, ...capped.slice(0, names.length)]);
       if (cappedSeries.has(key)) continue;
       cappedSeries.add(key);
     }
-    const list = out.get(s.metric);
-    if (list) list.push({ labels, value: s.value });
-    else out.set(s.metric, [{ labels, value: s.value }]);
+    let list = out.get(s.metric);
+    if (!list) out.set(s.metric, (list = []));
+    const before = previous?.get(s.metric)?.[list.length];
+    if (before && names.every((name, i) => before.labels[name] === capped[i])) {
+      list.push(Object.is(before.value, s.value) ? before : { labels: before.labels, value: s.value });
+      continue;
+    }
+    const labels: Record<string, string> = {};
+    for (let i = 0; i < names.length; i++) labels[names[i]!] = capped[i]!;
+    list.push({ labels, value: s.value });
+  }
+  if (previous) {
+    for (const [m, list] of out) {
+      const before = previous.get(m);
+      if (before?.length === list.length && list.every((v, i) => v === before[i])) out.set(m, before as SeriesValue[]);
+    }
   }
   return out;
 }

@@ -150,6 +150,9 @@ export class FamilyRegistry {
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
         hit = { version, bytes: Buffer.from(await this.polled.getSingleMetricAsString(nameOf(def, this.format)), 'utf8') };
+        // Its collect() sets every series again at the next render: holding them until then would
+        // only make them outlive the young generation and cost a full collection each.
+        this.families.get(def)!.reset();
         this.texts.set(def, hit);
         await nextTurn();
       }

@@ -68,7 +68,7 @@ export class SeriesStore {
   set(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
     const code = encode(key);
     const old = this.entries.get(code);
-    const families = toSeries(samples, this.labelValueBytes);
+    const families = toSeries(samples, this.labelValueBytes, old?.families);
     const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
     if (old) {
       this.count(old, -1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { M } from '../../helpers/metrics.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
+import { capLabel } from '../../../src/exporter/engine/labels.js';
 
 describe('store', () => {
   it("gives a family's series across sources in key order, with capped labels", () => {
@@ -50,6 +51,49 @@ describe('store', () => {
     expect(v2).not.toBe(v1);
     s.delete(a);
     expect(s.familyVersion(M.peers)).not.toBe(v2);
+  });
+
+  it('a poll that repeats the last one keeps its series objects; what changed is new, and every value is as sent', () => {
+    const s = new SeriesStore(24);
+    const key = { scope: 'target' as const, id: 'a', source: 'markets' };
+    const long = 'm'.repeat(40);
+    const poll = (values: [string, string, number][]) =>
+      s.set(
+        key,
+        values.map(([id, state, v]) => ({ metric: M.marketState, values: ['net', id, state], value: v })),
+        0,
+        Infinity,
+      );
+    poll([
+      ['m1', 'STATE_ACTIVE', 1],
+      ['m2', 'STATE_ACTIVE', 1],
+      [long, 'STATE_ACTIVE', 1],
+    ]);
+    const first = s.series(M.marketState);
+    poll([
+      ['m1', 'STATE_ACTIVE', 1],
+      ['m2', 'STATE_ACTIVE', 1],
+      [long, 'STATE_ACTIVE', 1],
+    ]);
+    const same = s.series(M.marketState);
+    same.forEach((v, i) => expect(v).toBe(first[i]));
+    // m2 changes value, the long id's series moves up a place, m1 is gone, m3 is new.
+    poll([
+      ['m2', 'STATE_ACTIVE', 0],
+      [long, 'STATE_ACTIVE', 1],
+      ['m3', 'STATE_PENDING', 1],
+    ]);
+    const next = s.series(M.marketState);
+    expect(next.map((v) => [v.labels.market_id, v.labels.state, v.value])).toEqual([
+      ['m2', 'STATE_ACTIVE', 0],
+      [capLabel(long, 24), 'STATE_ACTIVE', 1],
+      ['m3', 'STATE_PENDING', 1],
+    ]);
+    expect(next[0]).not.toBe(first[1]);
+    expect(first[1]!.value).toBe(1); // the series it replaces is left as it was
+    expect(next[0]!.labels).not.toBe(first[0]!.labels);
+    // A series at a place whose labels differ is built anew, never given another's labels.
+    expect(next[1]!.labels).toEqual({ network: 'net', market_id: capLabel(long, 24), state: 'STATE_ACTIVE' });
   });
 
   it('drops a source past its maximum age', () => {
