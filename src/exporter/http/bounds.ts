@@ -66,6 +66,11 @@ const ROWS: Record<string, Row> = {
   networkhistory_segments: { bytes: KIB, tokens: 40, containers: 4, string: KIB, keys: 128, page: MAX_LIST_ROWS },
 };
 
+/** Whether `endpoint` answers with a list (rather than one message: statistics, info, …). */
+export function isList(endpoint: string): boolean {
+  return ROWS[endpoint] !== undefined;
+}
+
 /** The bytes one row of `endpoint`'s lists is sized for. */
 export function rowBytes(endpoint: string): number {
   return ROWS[endpoint]?.bytes ?? SINGLE.bytes;

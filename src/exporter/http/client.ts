@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
-import { bodyBound, checkShape, type BodyBound } from './bounds.js';
+import { bodyBound, checkShape, isList, type BodyBound } from './bounds.js';
 import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
@@ -63,12 +63,18 @@ export class DatanodeClient {
   private readonly base: URL;
   /** Shared with every client of the same host and port (hostPacer). */
   private readonly pacer: HostPacer;
-  /** Request headers: the configured ones, a User-Agent that names the exporter unless one is configured. */
-  private readonly headers: Record<string, string>;
+  /**
+   * Request headers: the configured ones, a User-Agent that names the exporter unless one is
+   * configured. Lists are asked for gzipped; a single message (a few kilobytes, most of the
+   * requests) as it is: its bytes on the wire cost less than its gunzip and the decompressed
+   * buffer that each answer would allocate.
+   */
+  private readonly headers: { list: Record<string, string>; single: Record<string, string> };
 
   constructor(private readonly opts: ClientOptions) {
     const ua: Record<string, string> = Object.keys(opts.headers).some((k) => k.toLowerCase() === 'user-agent') ? {} : { 'user-agent': USER_AGENT };
-    this.headers = { ...ua, ...opts.headers, accept: 'application/json', 'accept-encoding': 'gzip' };
+    const headers = { ...ua, ...opts.headers, accept: 'application/json' };
+    this.headers = { list: { ...headers, 'accept-encoding': 'gzip' }, single: { ...headers, 'accept-encoding': 'identity' } };
     this.base = new URL(opts.url);
     this.pool = new Pool(this.base.origin, {
       connections: 4,
@@ -171,7 +177,7 @@ export class DatanodeClient {
       res = await this.pool.request({
         path,
         method: 'GET',
-        headers: this.headers,
+        headers: isList(endpoint) ? this.headers.list : this.headers.single,
         signal,
       });
     } catch (err) {
@@ -206,9 +212,7 @@ export class DatanodeClient {
       if (declared > cap) throw tooBig();
       const body = res.body as AsyncIterable<Buffer>;
       if (String(res.headers['content-encoding'] ?? '').toLowerCase() !== 'gzip') return await readCapped(body, declared, tooBig, cap);
-      // Output in 1 MiB chunks, not zlib's 16 KiB: above glibc's mmap threshold (the launch
-      // settings), so a gzip bomb's megabytes go back to the system instead of fragmenting the heap.
-      const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
+      const gunzip = createGunzip({ chunkSize: gunzipChunk(declared) });
       // An error of either side reaches the reader through the gunzip stream, which pipeline destroys with it.
       pipeline(capped(body, cap, tooBig), gunzip, () => {});
       try {
@@ -234,7 +238,21 @@ export class DatanodeClient {
   }
 }
 
-const GUNZIP_CHUNK = 1024 * 1024;
+/** zlib's own output chunk, and the largest one. */
+const MIN_GUNZIP_CHUNK = 16 * 1024;
+const MAX_GUNZIP_CHUNK = 1024 * 1024;
+
+/**
+ * The gunzip output chunk for a body of `compressed` bytes (NaN: not declared). A small body gets
+ * zlib's 16 KiB: a chunk sized for the largest body, allocated per answer, costs more than the
+ * gunzip. A larger one gets chunks up to 1 MiB, above glibc's mmap threshold (the launch settings),
+ * so a gzip bomb's megabytes go back to the system instead of fragmenting the heap. Deflate expands
+ * at most about a thousandfold: a body declared small cannot become a bomb of much.
+ */
+function gunzipChunk(compressed: number): number {
+  if (!Number.isFinite(compressed)) return MAX_GUNZIP_CHUNK;
+  return Math.min(MAX_GUNZIP_CHUNK, Math.max(MIN_GUNZIP_CHUNK, 2 ** Math.ceil(Math.log2(Math.max(1, compressed) * 8))));
+}
 
 /** The chunks of `body`, failing once more than `cap` bytes have come (the compressed side of a gzip body). */
 async function* capped(body: AsyncIterable<Buffer>, cap: number, tooBig: () => Error): AsyncIterable<Buffer> {

@@ -208,11 +208,43 @@ describe('identity', () => {
   });
 });
 
+describe('encoding asked for', () => {
+  it('a single message (statistics, info) is asked for as it is; a list gzipped, and both are read', async () => {
+    const seen: [string, string | undefined][] = [];
+    const server = http.createServer((req, res) => {
+      seen.push([req.url!.split('?')[0]!, req.headers['accept-encoding']]);
+      const body = Buffer.from(JSON.stringify({ segments: [], statistics: { blockHeight: '7' } }));
+      if (req.headers['accept-encoding'] === 'gzip') res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(body));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const c = new DatanodeClient(opts({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    try {
+      for (const [path, endpoint] of [
+        ['/statistics', 'statistics'],
+        ['/api/v2/networkhistory/segments', 'networkhistory_segments'],
+        ['/api/v2/info', 'info'],
+        ['/api/v2/vega/keys/rotations', 'rotations'],
+      ] as const)
+        expect((await c.get(path, [], endpoint, signal())).json).toMatchObject({ statistics: { blockHeight: '7' } });
+    } finally {
+      await c.close();
+      await new Promise((r) => server.close(r));
+    }
+    expect(seen).toEqual([
+      ['/statistics', 'identity'],
+      ['/api/v2/networkhistory/segments', 'gzip'],
+      ['/api/v2/info', 'identity'],
+      ['/api/v2/vega/keys/rotations', 'gzip'],
+    ]);
+  });
+});
+
 describe('gzip bodies', () => {
-  /** A fake node that answers every request with `body`, gzip-labelled, without Content-Length (chunked). */
-  async function gzipNode(body: Buffer, run: (url: string) => Promise<void>): Promise<void> {
+  /** A fake node that answers every request with `body`, gzip-labelled, without Content-Length (chunked) unless `declared`. */
+  async function gzipNode(body: Buffer, run: (url: string) => Promise<void>, declared = false): Promise<void> {
     const server = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', ...(declared ? { 'content-length': String(body.length) } : {}) });
       for (let off = 0; off < body.length; off += 16 * 1024) res.write(body.subarray(off, off + 16 * 1024));
       res.end();
     });
@@ -233,15 +265,21 @@ describe('gzip bodies', () => {
     }
   };
 
-  it('decompresses a chunked gzip body', async () => {
+  it('decompresses a gzip body, chunked or of a declared length, small or inflating past one output chunk', async () => {
     const doc = { statistics: { blockHeight: '1234', chainId: 'test-chain' } };
-    await gzipNode(gzipSync(JSON.stringify(doc)), async (url) => expect(await get(url)).toEqual(doc));
+    // Over 16 KiB once inflated, from a body of a few hundred bytes: more than one output chunk.
+    const big = { statistics: { blockHeight: '1234', chainId: 'test-chain', peers: Array.from({ length: 15 }, (_, i) => `${i}:${'x'.repeat(3000)}`) } };
+    for (const declared of [false, true]) {
+      await gzipNode(gzipSync(JSON.stringify(doc)), async (url) => expect(await get(url)).toEqual(doc), declared);
+      await gzipNode(gzipSync(JSON.stringify(big)), async (url) => expect(await get(url)).toEqual(big), declared);
+    }
   });
 
-  it('a body that inflates beyond the cap is refused with UPSTREAM_BODY_TOO_LARGE', async () => {
+  it('a body that inflates beyond the cap is refused with UPSTREAM_BODY_TOO_LARGE, chunked or of a declared length', async () => {
     const bomb = gzipSync(Buffer.alloc(10 * CAP, 0x20)); // about 1 KiB that inflates to 640 KiB
     expect(bomb.length).toBeLessThan(CAP);
-    await gzipNode(bomb, async (url) => expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' }));
+    for (const declared of [false, true])
+      await gzipNode(bomb, async (url) => expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' }), declared);
   });
 
   it('a compressed body beyond the cap is refused before it is inflated', async () => {
