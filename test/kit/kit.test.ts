@@ -390,7 +390,7 @@ describe('the npm package (npm run test:image packs and installs it)', () => {
 describe('launch settings (the shebang of src/exporter/cli.ts, written nowhere else)', () => {
   const { env, flags } = launchSettings();
   it('npm start and the image run the bin itself, so its shebang applies; nothing restates the settings', () => {
-    expect(flags).toEqual(['--max-semi-space-size=1', '--heap-growing-percent=50']);
+    expect(flags).toEqual(['--max-semi-space-size=1', '--heap-growing-percent=50', '--optimize-for-size']);
     expect(env).toEqual({ MALLOC_MMAP_THRESHOLD_: '32768' });
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; bin: Record<string, string> };
     expect(pkg.scripts.start).toBe('dist/exporter/cli.js');
