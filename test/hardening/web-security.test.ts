@@ -244,7 +244,7 @@ describe('slow or hostile clients', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
-  it('beyond web.max_connections the oldest connection that never sent a request is closed, not the newcomer; a burst closes none', async () => {
+  it('beyond web.max_connections the oldest connection that never sent a request is closed, not the newcomer', async () => {
     const e = await startExporter(
       sim.url,
       { web: { max_connections: 3 }, collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } } },
@@ -264,11 +264,8 @@ describe('slow or hostile clients', () => {
         s.on('error', () => r(true));
         setTimeout(() => r(false), 2000);
       });
-    // A newcomer right after them (a burst) is refused, and the three kept: one of them may be a probe whose request is on its way.
-    const early = net.connect(Number(port), '127.0.0.1');
-    expect(await closedNow(early)).toBe(true);
-    expect(idle.every((s) => !s.destroyed)).toBe(true);
-    // Once they have waited a while without a request, a newcomer takes the oldest one's place.
+    // Once they have waited the guard's grace without a request, a newcomer takes the oldest one's
+    // place (a burst inside the grace closes none: web/server.test.ts, on the guard's own clock).
     await new Promise((r) => setTimeout(r, 300));
     const closed = closedNow(idle[0]!);
     const extra = net.connect(Number(port), '127.0.0.1');

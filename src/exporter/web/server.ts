@@ -198,6 +198,8 @@ export interface ListenOptions {
   maxPipelinedRequests?: number | undefined;
   /** HTTPS when given (from the web-config file). */
   tls?: https.ServerOptions | undefined;
+  /** The connection guard's clock, in ms (tests); performance.now by default. */
+  now?: () => number;
 }
 
 export async function listen(handler: http.RequestListener, o: ListenOptions): Promise<http.Server> {
@@ -218,7 +220,7 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
   server.keepAliveTimeout = 15_000;
   // Past it, Node answers 503 and the connection closes ('dropRequest' below closes it at once).
   server.maxRequestsPerSocket = o.maxRequestsPerConnection ?? 0;
-  admit = guardConnections(server, o.maxConnections, o.reservedConnections ?? 0, o.maxPipelinedRequests ?? Infinity);
+  admit = guardConnections(server, o.maxConnections, o.reservedConnections ?? 0, o.maxPipelinedRequests ?? Infinity, o.now ?? (() => performance.now()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -257,6 +259,7 @@ function guardConnections(
   max: number,
   reserved: number,
   maxPipelined: number,
+  clock: () => number,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
   let unproven = 0;
@@ -274,7 +277,7 @@ function guardConnections(
     return false;
   };
   server.on('connection', (sock: net.Socket) => {
-    const now = performance.now();
+    const now = clock();
     const state: ConnState = { proven: false, pending: 0, at: now };
     conns.set(sock, state);
     unproven++;

@@ -1,6 +1,7 @@
 /** The HTTP face with fake dependencies: every route and method, over a real socket on 127.0.0.1. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { M } from '../../helpers/metrics.js';
@@ -323,6 +324,47 @@ describe('/-/reload', () => {
     const r = await request('GET', '/-/reload');
     expect(r.status).toBe(404);
     expect(fake.reloads).toBe(0);
+  });
+});
+
+describe('connection guard', () => {
+  it("a burst of new connections closes none of those waiting for their first request; once they have waited 250 ms, a newcomer takes the oldest one's place", async () => {
+    let now = 0;
+    const guarded = await listen(createApp(deps), {
+      address: '127.0.0.1:0',
+      maxConnections: 3,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+      now: () => now,
+    });
+    const port = (guarded.address() as AddressInfo).port;
+    const open = async (): Promise<{ sock: net.Socket; closed: Promise<void> }> => {
+      const sock = net.connect(port, '127.0.0.1');
+      const closed = new Promise<void>((r) => sock.once('close', () => r()));
+      sock.on('error', () => {});
+      await new Promise((r) => sock.once('connect', r));
+      return { sock, closed };
+    };
+    const accepted = async (n: number): Promise<void> => {
+      while ((await new Promise<number>((r, j) => guarded.getConnections((e, c) => (e ? j(e) : r(c))))) !== n) await new Promise((r) => setImmediate(r));
+    };
+    try {
+      const idle = [await open(), await open(), await open()];
+      await accepted(3); // all three connected at 0 on the guard's clock
+      now = 249; // a burst: the three are younger than the grace
+      const early = await open();
+      await early.closed;
+      expect(idle.every((c) => !c.sock.destroyed)).toBe(true);
+      now = 250;
+      const extra = await open();
+      await idle[0]!.closed;
+      expect(extra.sock.destroyed).toBe(false);
+      expect(idle.slice(1).every((c) => !c.sock.destroyed)).toBe(true);
+      for (const c of [...idle, extra]) c.sock.destroy();
+    } finally {
+      guarded.closeAllConnections();
+      await new Promise<void>((r) => guarded.close(() => r()));
+    }
   });
 });
 
