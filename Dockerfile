@@ -41,6 +41,8 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json LICENSE ./
+# Served as /runbook, where every alert's runbook_url points (the runbook of this version).
+COPY --chown=root:root docs/runbook.md ./docs/
 USER node
 EXPOSE 19308
 # HEALTHCHECK sees the image's and `docker run -e` environment but not the container's arguments:

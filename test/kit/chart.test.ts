@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseDocument, stringify } from 'yaml';
-import { RUNBOOK_BASE_URL } from '../../scripts/runbook.js';
 
 const chart = 'helm/datanode-exporter';
 const read = (p: string): string => readFileSync(p, 'utf8');
@@ -43,7 +42,7 @@ type Obj = {
     serviceName?: string;
     clusterIP?: string;
     selector?: { matchLabels?: Labels } & Labels;
-    ports?: { name: string; targetPort: string | number }[];
+    ports?: { name: string; port?: number; targetPort: string | number; nodePort?: number }[];
     template?: {
       metadata: { labels: Labels };
       spec: {
@@ -80,7 +79,7 @@ type Values = {
   webConfig: { existingSecret: string; key: string; tls?: boolean };
   serviceMonitor: { scheme?: string };
   podMonitor: { scheme?: string };
-  prometheusRule: { runbookBaseUrl: string; disabled: Record<string, boolean> };
+  prometheusRule: { runbookURL: string; disabled: Record<string, boolean> };
   dashboards: { labels: Labels };
   resources: unknown;
   podSecurityContext: unknown;
@@ -256,10 +255,10 @@ function check(m: Rendered): void {
     const off = Object.values(v.prometheusRule.disabled ?? {}).filter(Boolean).length;
     expect(r.out).toContain(`SUCCESS: ${ruleCount - off} rules found`);
     expect(r.status).toBe(0);
-    // The value's base, or the shipped rules' own (absolute) URLs when it is empty.
-    const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '') || RUNBOOK_BASE_URL;
+    // The value's page, or by default the exporter's own /runbook through this release's Service.
+    const page = v.prometheusRule.runbookURL || `${podScheme(v).toLowerCase()}://${service.metadata.name}.default.svc:${service.spec!.ports![0]!.port}/runbook`;
     for (const rule of pr.spec!.groups!.flatMap((g) => g.rules).filter((r) => r.alert)) {
-      expect(rule.annotations?.runbook_url).toBe(`${base}/docs/runbook.md#${rule.alert!.toLowerCase()}`);
+      expect(rule.annotations?.runbook_url).toBe(`${page}#${rule.alert!.toLowerCase()}`);
     }
   }
   for (const cm of m.of('ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboards'))) {
@@ -362,14 +361,25 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
-    'PrometheusRule with runbookBaseUrl',
-    { prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org/dne/' } },
+    'PrometheusRule with runbookURL',
+    { prometheusRule: { enabled: true, runbookURL: 'https://docs.example/dne/runbook.md' } },
     (m) => {
       const urls = m
         .one('PrometheusRule')
         .spec!.groups!.flatMap((g) => g.rules)
         .map((r) => r.annotations?.runbook_url);
-      expect(urls.every((u) => u?.startsWith('https://example.org/dne/docs/runbook.md#'))).toBe(true);
+      expect(urls).toContain('https://docs.example/dne/runbook.md#datanodeexporterdown');
+    },
+  ],
+  [
+    'PrometheusRule linking the runbook through the Service, over TLS',
+    { prometheusRule: { enabled: true }, webConfig: web, fullnameOverride: 'mon', service: { port: 9100 } },
+    (m) => {
+      const urls = m
+        .one('PrometheusRule')
+        .spec!.groups!.flatMap((g) => g.rules)
+        .map((r) => r.annotations?.runbook_url);
+      expect(urls).toContain('https://mon.default.svc:9100/runbook#vegadatanodedown');
     },
   ],
   [
@@ -627,7 +637,7 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
       extraArgs: ['--log.level=debug'],
       extraEnv: [{ name: 'TZ', value: 'UTC' }],
       serviceMonitor: { enabled: true },
-      prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org' },
+      prometheusRule: { enabled: true, runbookURL: 'https://example.org/runbook' },
       dashboards: { enabled: true },
     },
     (m) => {

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
-import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
+import { RUNBOOK_URL, runbookUrl, withRunbookUrl } from '../../scripts/runbook.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
@@ -54,8 +54,9 @@ describe('alert rules', () => {
   });
 
   it('the rules and their tests carry the runbook URLs npm run kit:sync writes', () => {
-    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookBase(read(f)), f).toBe(read(f));
-    expect(RUNBOOK_BASE_URL).toMatch(/^https:\/\/[^/]+(\/[^/]+)*[^/]$/);
+    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookUrl(read(f)), f).toBe(read(f));
+    // The exporter's own page on its default listen address (README: --web.listen-address).
+    expect(RUNBOOK_URL).toBe('http://localhost:19308/runbook');
   });
 
   it('every join matches on job and instance too, so another job or replica watching the same node cannot answer for it', () => {
@@ -74,10 +75,10 @@ describe('alert rules', () => {
       expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
       expect(r.annotations.description).toBeTruthy();
-      // Absolute, so that Alertmanager's notifications link it; from the one base (npm run kit:sync).
+      // Absolute, so that Alertmanager's notifications link it; from the one URL (npm run kit:sync).
       expect(new URL(r.annotations.runbook_url!).protocol).toMatch(/^https?:$/);
       expect(r.annotations.runbook_url).toBe(runbookUrl(r.alert));
-      expect(r.annotations.runbook_url).toBe(`${RUNBOOK_BASE_URL}/docs/runbook.md#${r.alert.toLowerCase()}`);
+      expect(r.annotations.runbook_url).toBe(`${RUNBOOK_URL}#${r.alert.toLowerCase()}`);
       expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
       if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
       expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
@@ -275,7 +276,9 @@ describe('helm chart', () => {
       { ...values, serviceMonitor: { enabled: 'yes' } },
       { ...values, config: { targets: [{ name: 'bad name', url: 'x' }] } },
       { ...values, unknownKey: 1 },
-      { ...values, prometheusRule: { runbookBaseUrl: 'docs/' } },
+      { ...values, prometheusRule: { runbookURL: 'docs/runbook' } },
+      { ...values, prometheusRule: { runbookURL: 'http://x/runbook#a' } },
+      { ...values, prometheusRule: { runbookBaseUrl: 'http://x' } },
     ])
       expect(validate(bad)).toBe(false);
   });

@@ -13,7 +13,8 @@ import type { Body, Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
 import type { ProbeResult } from './probe.js';
 import type { RunnerStatus } from '../engine/runner.js';
-import type { BuildInfo } from '../version.js';
+import { VERSION, type BuildInfo } from '../version.js';
+import { runbookHtml } from './runbook.js';
 
 export type { RunnerStatus };
 
@@ -136,6 +137,11 @@ export function createApp(deps: ServerDeps): express.Express {
     }
   });
 
+  // What every alert's runbook_url links to (prometheus/alerts.yml): the runbook of this version.
+  app.get('/runbook', (_req, res) => {
+    res.type('html').send(runbookHtml(deps.about?.().build.version ?? VERSION));
+  });
+
   app.get('/', (_req, res) => {
     const about = deps.about?.();
     const b = about?.build;
@@ -149,7 +155,7 @@ export function createApp(deps: ServerDeps): express.Express {
     const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
 <h1>datanode-exporter</h1>
-${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a></p>
+${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · <a href="/runbook">Runbook</a></p>
 <h2>Targets</h2>
 <table border="1" cellpadding="4"><tr><th>name</th><th>URL</th></tr>
 ${targets.map((t) => row([t.name, publicUrl(t.url)])).join('\n')}
