@@ -329,12 +329,16 @@ describe('Dockerfile', () => {
     expect(final).not.toMatch(/^(RUN|CMD|ENTRYPOINT).*\bnpm (start|run)\b/m);
   });
 
-  it('the health check is the healthcheck subcommand, and the address it must follow comes from the environment', () => {
+  it("the health check follows the exporter's own arguments and environment; no image setting hides the config file's", () => {
     const final = df.slice(df.lastIndexOf('\nFROM '));
-    expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck"\]$/m);
-    // HEALTHCHECK cannot see container arguments: no listen address (or web config) as CMD flags.
-    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308$/m);
-    expect(final).not.toMatch(/^CMD .*--web\./m);
+    expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck", "--pid=1"\]$/m);
+    // The image's listen address is a default below the file, never a setting (variable or flag) above it.
+    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308$/m);
+    expect(final).not.toMatch(/^ENV DATANODE_EXPORTER_(?!WEB_LISTEN_ADDRESS_DEFAULT=)/m);
+    expect(final).not.toMatch(/^CMD /m);
+    // The runbook every alert links is served from the image.
+    expect(final).toMatch(/^COPY --chown=root:root docs\/runbook\.md \.\/docs\/$/m);
+    expect(read('.dockerignore')).toMatch(/^!docs\/runbook\.md$/m);
   });
 
   it("OCI labels: the package's version and license, the revision from the REVISION build argument", () => {
