@@ -24,7 +24,8 @@ export interface ServerDeps {
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
   probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format) => Promise<ProbeResult>;
-  reload: () => Promise<void>;
+  /** Resolves to the settings only a restart applies, if any (kept at their running values). */
+  reload: () => Promise<string[] | void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
   /** POST /-/reload (and any future lifecycle route) answers only when this is true (--web.enable-lifecycle). */
@@ -126,8 +127,8 @@ export function createApp(deps: ServerDeps): express.Express {
       return;
     }
     try {
-      await deps.reload();
-      res.type('text/plain').send('reloaded\n');
+      const restart = (await deps.reload()) ?? [];
+      res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
     } catch (err) {
       // The old configuration stays in force.
       res
