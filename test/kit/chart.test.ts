@@ -732,6 +732,13 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
+    'revisionHistoryLimit 0 keeps no old ReplicaSet',
+    { revisionHistoryLimit: 0 },
+    (m) => {
+      expect(workload(m).spec!.revisionHistoryLimit).toBe(0);
+    },
+  ],
+  [
     'updateStrategy of a StatefulSet',
     { shards: 2, updateStrategy: { type: 'OnDelete' } },
     (m) => {
