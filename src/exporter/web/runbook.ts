@@ -81,7 +81,7 @@ export function markdownToHtml(md: string): string {
 
 export function runbookPage(md: string, version: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter ${esc(version)} runbook</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:0 1em}pre,code{background:#f4f4f4}pre{padding:.5em;overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}p{white-space:pre-line}</style>
+<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:0 1em}pre,code{background:#f4f4f4}pre{padding:.5em;overflow-x:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}</style>
 </head><body>
 <p><a href="/">datanode-exporter</a> version ${esc(version)}: docs/runbook.md of this version.</p>
 ${markdownToHtml(md)}
