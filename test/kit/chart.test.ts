@@ -746,14 +746,20 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
-    'config sources roll the pods: a checksum of the ConfigMap, Reloader annotations naming each Secret and ConfigMap',
+    "config sources roll the pods: a checksum of the chart's ConfigMap, Reloader annotations naming the Secrets",
     { webConfig: web },
     (m) => {
       expect(workload(m).spec!.template!.metadata.annotations?.['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
-      expect(workload(m).metadata.annotations).toEqual({
-        'secret.reloader.stakater.com/reload': 'dne-web',
-        'configmap.reloader.stakater.com/reload': 'release-name-datanode-exporter',
-      });
+      // The chart's ConfigMap is not named: its checksum rolls the pods, Reloader would roll them again.
+      expect(workload(m).metadata.annotations).toEqual({ 'secret.reloader.stakater.com/reload': 'dne-web' });
+    },
+  ],
+  [
+    "the chart's ConfigMap alone: its checksum, no Reloader annotation",
+    {},
+    (m) => {
+      expect(workload(m).spec!.template!.metadata.annotations?.['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
+      expect(workload(m).metadata.annotations).toBeUndefined();
     },
   ],
   [
@@ -765,7 +771,15 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
-    'an existing ConfigMap, Reloader annotations off',
+    'an existing ConfigMap: named for Reloader; with Reloader annotations off, none',
+    { existingConfigMap: 'my-dne-config' },
+    (m) => {
+      expect(workload(m).metadata.annotations).toEqual({ 'configmap.reloader.stakater.com/reload': 'my-dne-config' });
+      expect(workload(m).spec!.template!.metadata.annotations ?? {}).not.toHaveProperty('checksum/config');
+    },
+  ],
+  [
+    'Reloader annotations off',
     { existingConfigMap: 'my-dne-config', reloader: { enabled: false } },
     (m) => {
       expect(workload(m).metadata.annotations).toBeUndefined();

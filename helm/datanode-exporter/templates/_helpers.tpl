@@ -115,15 +115,15 @@ metricRelabelings: {{ toYaml . | nindent 2 }}
 {{- end -}}
 
 
-{{- /* The Secrets and ConfigMaps the pod mounts: {"secrets": [...], "configMaps": [...]}, for the
-       Reloader annotations (they roll the pods when one of them changes). */ -}}
+{{- /* The Secrets and ConfigMaps the pod mounts whose changes no checksum in the pod template
+       follows: {"secrets": [...], "configMaps": [...]}, for the Reloader annotations. The chart's
+       own ConfigMap is left out: its checksum rolls the pods already (Reloader would roll them twice). */ -}}
 {{- define "dne.configSources" -}}
 {{- $secrets := list -}}
 {{- $maps := list -}}
 {{- if .Values.existingConfigSecret }}{{ $secrets = append $secrets .Values.existingConfigSecret }}
 {{- else if .Values.existingConfigMap }}{{ $maps = append $maps .Values.existingConfigMap }}
-{{- else if eq (include "dne.configKind" .) "Secret" }}{{ $secrets = append $secrets (include "dne.fullname" .) }}
-{{- else }}{{ $maps = append $maps (include "dne.fullname" .) }}{{ end -}}
+{{- else if eq (include "dne.configKind" .) "Secret" }}{{ $secrets = append $secrets (include "dne.fullname" .) }}{{ end -}}
 {{- with .Values.webConfig.existingSecret }}{{ $secrets = append $secrets . }}{{ end -}}
 {{- toJson (dict "secrets" $secrets "configMaps" $maps) -}}
 {{- end -}}
