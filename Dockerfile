@@ -41,14 +41,17 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root package.json LICENSE ./
+# Served as /runbook, where every alert's runbook_url points (the runbook of this version).
+COPY --chown=root:root docs/runbook.md ./docs/
 USER node
 EXPOSE 19308
-# HEALTHCHECK sees the image's and `docker run -e` environment but not the container's arguments:
-# the listen address (and web config / config file, when used) belong in DATANODE_EXPORTER_*
-# variables so that `healthcheck` probes the address and scheme the daemon serves.
-ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308
+# Every interface by default in a container, but below the config file: a mounted config's
+# web.listen_address wins, and flags and DATANODE_EXPORTER_WEB_LISTEN_ADDRESS win over both.
+ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308
+# --pid=1: the health check reads the exporter's own arguments and environment (/proc/1), so it
+# probes the address and scheme the daemon serves however they were given.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "dist/exporter/cli.js", "healthcheck"]
+  CMD ["node", "dist/exporter/cli.js", "healthcheck", "--pid=1"]
 # The bin itself: its shebang carries the launch settings (docs/performance.md), and env execs
 # node, so node is PID 1's program (no npm, no shell) and SIGTERM reaches the exporter.
 ENTRYPOINT ["/app/dist/exporter/cli.js"]

@@ -24,7 +24,7 @@ const config = configSchema.parse({
   log: { level: values['log.level'] },
   collectors: { statistics: { interval: '5s' }, network_history: { interval: '5s' }, key_rotations: { interval: '15s' } },
 });
-const exporter = new Exporter(config, createLogger(config.log.level));
+const exporter = new Exporter(config, createLogger(config.log.level, undefined, config.log.format));
 const url = await exporter.start();
 console.log(`
   simulated data node   ${sim.url}/statistics   (faults: ${sim.url}/__sim/faults)

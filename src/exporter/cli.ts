@@ -85,7 +85,7 @@ async function prepare(argv: string[]): Promise<Prepared> {
 
 interface Running {
   url: string;
-  reload: () => Promise<void>;
+  reload: () => Promise<string[] | void>;
   stop: () => Promise<void>;
 }
 

@@ -26,8 +26,25 @@ const FIRST_POLLS_AT_ONCE = 64;
 /** The outcome of the last configuration load (start, SIGHUP, POST /-/reload). */
 const RELOAD_KEY: StoreKey = { scope: 'exporter', id: '', source: 'config' };
 
-/** Settings that a reload applies without rebuilding the runtimes. */
+/** Settings that a reload applies without rebuilding the runtimes (web and log: see restartOnly). */
 const LIVE_SETTINGS = ['targets', 'discovery', 'shard', 'web', 'log'] as const;
+
+/**
+ * The settings of `next` that differ from `running` and that only a restart applies: the HTTP
+ * server's (its address, path, limits, timeouts and web-config file are fixed when it starts) but
+ * web.enable_lifecycle (read per request), and the logger's.
+ */
+export function restartOnly(running: Config, next: Config): string[] {
+  const differ = (section: 'web' | 'log', skip: readonly string[] = []): string[] => {
+    const a = running[section] as Record<string, unknown>;
+    const b = next[section] as Record<string, unknown>;
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+      .filter((k) => !skip.includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+      .sort()
+      .map((k) => `${section}.${k}`);
+  };
+  return [...differ('web', ['enable_lifecycle']), ...differ('log')];
+}
 
 export class Exporter {
   readonly store: SeriesStore;
@@ -39,6 +56,10 @@ export class Exporter {
   private expiryTimer: NodeJS.Timeout | undefined;
   /** When the running configuration was loaded. */
   private lastLoadedMs = 0;
+  /** The configuration the server and logger were started with: what restart-only settings still are. */
+  private readonly startedWith: Config;
+  /** Settings the last loaded configuration changes that only a restart applies. */
+  private restartNeeded: string[] = [];
 
   constructor(
     config: Config,
@@ -66,6 +87,7 @@ export class Exporter {
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
       ...(now ? { now } : {}),
     };
+    this.startedWith = config;
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
     this.reloaded(true);
@@ -80,6 +102,7 @@ export class Exporter {
       [
         { metric: SELF.configReloadSuccessful, values: [], value: ok ? 1 : 0 },
         { metric: SELF.configReloadSuccessTimestamp, values: [], value: this.lastLoadedMs / 1000 },
+        { metric: SELF.configRestartNeeded, values: [], value: this.restartNeeded.length > 0 ? 1 : 0 },
       ],
       now,
       Infinity,
@@ -162,8 +185,11 @@ export class Exporter {
     return this.web.url;
   }
 
-  /** Re-read the configuration; targets whose settings did not change keep running and keep their series. */
-  async reload(): Promise<void> {
+  /**
+   * Re-read the configuration; targets whose settings did not change keep running and keep their
+   * series. Returns the settings that only a restart applies (their running values are kept).
+   */
+  async reload(): Promise<string[]> {
     try {
       await this.apply();
     } catch (err) {
@@ -171,6 +197,7 @@ export class Exporter {
       throw err;
     }
     this.reloaded(true);
+    return this.restartNeeded;
   }
 
   private async apply(): Promise<void> {
@@ -178,13 +205,18 @@ export class Exporter {
     const next = this.loadConfig();
     const rest = (c: Config): string => JSON.stringify({ ...c, ...Object.fromEntries(LIVE_SETTINGS.map((k) => [k, null])) });
     const structural = rest(next) !== rest(this.config);
-    if (next.web.listen_address !== this.config.web.listen_address) this.log.warn({}, 'web.listen_address changes need a restart');
-    if (next.web.telemetry_path !== this.config.web.telemetry_path) this.log.warn({}, 'web.telemetry_path changes need a restart');
+    const restart = restartOnly(this.startedWith, next);
     // A reload lifts every back-off a node imposed, and applies new pacing settings.
     this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
     this.applyLimits(next);
     await this.fleet.reconfigure(next, structural);
-    this.log.info({ targets: this.targets.size, structural }, 'configuration reloaded');
+    this.restartNeeded = restart;
+    if (restart.length === 0) this.log.info({ targets: this.targets.size, structural }, 'configuration reloaded');
+    else
+      this.log.warn(
+        { code: 'RESTART_NEEDED', settings: restart, targets: this.targets.size, structural },
+        `configuration reloaded but ${restart.join(', ')} ${restart.length === 1 ? 'needs' : 'need'} a restart: the running value is kept until then`,
+      );
   }
 
   probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format = 'text'): Promise<ProbeResult> {

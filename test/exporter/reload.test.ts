@@ -44,3 +44,47 @@ describe('config reload gauges', () => {
     });
   });
 });
+
+describe('settings only a restart applies', () => {
+  it('a reload that changes web.listen_address says so in the log and in datanode_exporter_config_restart_needed, and keeps the running value', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dne-reload-')), 'c.yaml');
+    const cfg = (listen: string, level = 'info'): string =>
+      `targets: [{name: a, url: "http://127.0.0.1:9"}]\nweb: {listen_address: "${listen}"}\nlog: {level: ${level}}\n`;
+    writeFileSync(file, cfg('127.0.0.1:19308'));
+    const load = () => loadConfig(parseCli(['--config.file', file]), {});
+    const logs = new LogCapture();
+    const ex = new Exporter(load(), createLogger('info', logs, 'json'), load);
+    const needed = async (): Promise<number | undefined> => {
+      await ex.exposition.body('text');
+      await ex.exposition.flush();
+      return new Scrape((await ex.exposition.body('text')).plain.toString('utf8')).value('datanode_exporter_config_restart_needed');
+    };
+    const lastLine = (): Record<string, unknown> => logs.parsed().at(-1)!;
+    try {
+      expect(await needed()).toBe(0);
+
+      writeFileSync(file, cfg(':19309'));
+      expect(await ex.reload()).toEqual(['web.listen_address']);
+      expect(lastLine()).toMatchObject({
+        level: 'warn',
+        code: 'RESTART_NEEDED',
+        settings: ['web.listen_address'],
+        msg: 'configuration reloaded but web.listen_address needs a restart: the running value is kept until then',
+      });
+      expect(await needed()).toBe(1);
+      expect(await ex.reload(), 'still pending on the next reload: the server has not moved').toEqual(['web.listen_address']);
+
+      writeFileSync(file, cfg(':19309', 'debug'));
+      expect(await ex.reload()).toEqual(['web.listen_address', 'log.level']);
+      expect(lastLine().msg).toContain('web.listen_address, log.level need a restart');
+
+      // Back to what the process runs with: nothing pending, an ordinary reload.
+      writeFileSync(file, cfg('127.0.0.1:19308'));
+      expect(await ex.reload()).toEqual([]);
+      expect(lastLine()).toMatchObject({ level: 'info', msg: 'configuration reloaded' });
+      expect(await needed()).toBe(0);
+    } finally {
+      await ex.stop();
+    }
+  });
+});

@@ -15,7 +15,8 @@
  */
 import { launchSettings } from '../helpers/launch.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createServer } from 'node:net';
@@ -132,7 +133,9 @@ describe('image', () => {
     };
     expect(cfg.User).toBe('node');
     expect(cfg.Env.join('\n')).not.toMatch(/NODE_EXTRA_CA_CERTS/);
-    expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck']);
+    expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck', '--pid=1']);
+    // A default below the config file, never a setting above it.
+    expect(cfg.Env.filter((e) => e.startsWith('DATANODE_EXPORTER_'))).toEqual(['DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308']);
     expect(cfg.Labels).toMatchObject({
       'org.opencontainers.image.title': PKG.name,
       'org.opencontainers.image.version': PKG.version,
@@ -145,7 +148,8 @@ describe('image', () => {
       expect(r.code, r.err).toBe(0);
       return r.out.trim().split('\n').filter(Boolean).sort();
     };
-    expect(await inside('ls /run/secrets 2>/dev/null; ls /app')).toEqual(['LICENSE', 'dist', 'node_modules', 'package.json']);
+    expect(await inside('ls /run/secrets 2>/dev/null; ls /app')).toEqual(['LICENSE', 'dist', 'docs', 'node_modules', 'package.json']);
+    expect(await inside('ls /app/docs')).toEqual(['runbook.md']); // served as /runbook
     // The exporter only: no simulator, demo, source maps or tests.
     expect(await inside('cd /app && find dist -type f')).toEqual(expectedDist());
     // Production dependencies only.
@@ -194,6 +198,10 @@ describe('image', () => {
     expect(metrics).toMatch(/^vega_up\{[^}]*\} 1$/m);
     // The revision passed as a build argument, as --version and build_info report it.
     expect(metrics).toMatch(new RegExp(`^datanode_exporter_build_info\\{[^}]*revision="${HEAD}"[^}]*\\} 1$`, 'm'));
+    // Every alert's runbook_url: the runbook of this version, one anchor per alert.
+    const runbook = await fetch(`http://127.0.0.1:${port}/runbook`).then((r) => r.text());
+    expect(runbook).toContain(`version ${PKG.version}`);
+    expect(runbook).toContain('<h2 id="datanodeexporterdown">DatanodeExporterDown</h2>');
 
     let health = '';
     for (let i = 0; i < 60 && health !== 'healthy'; i++) {
@@ -224,4 +232,78 @@ describe('image', () => {
     expect((await eng.docker('logs', NAME)).out).toMatch(/ level=info msg=stopping app=datanode-exporter signal=SIGTERM\n/);
     expect((await eng.docker('diff', NAME)).out).toBe('');
   }, 120_000);
+
+  it("honours a mounted config's listen address, and the health check follows the address the exporter listens on (flag over file)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dne-image-config-'));
+    const filePort = await freePort();
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, `targets: [{name: sim, url: "${sim.url}"}]\nweb: {listen_address: "127.0.0.1:${filePort}"}\n`, { mode: 0o644 });
+    const name = `${NAME}-cfg`;
+    const health = async (): Promise<string> => {
+      let h = '';
+      for (let i = 0; i < 60 && h !== 'healthy'; i++) {
+        h = (await eng.docker('inspect', '--format', '{{.State.Health.Status}}', name)).out.trim();
+        if (h !== 'healthy') await sleep(500);
+      }
+      return h;
+    };
+    const answers = async (port: number): Promise<boolean> => {
+      for (let i = 0; i < 120; i++) {
+        if (
+          await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        )
+          return true;
+        await sleep(250);
+      }
+      return false;
+    };
+    const start = (...args: string[]) =>
+      eng.docker(
+        'run',
+        '-d',
+        '--name',
+        name,
+        '--network',
+        'host',
+        '--read-only',
+        '-v',
+        `${file}:/etc/dne/config.yaml:ro`,
+        '--health-interval=1s',
+        '--health-timeout=3s',
+        '--health-start-period=1s',
+        '--health-retries=3',
+        TAG,
+        '--config.file=/etc/dne/config.yaml',
+        ...args,
+      );
+    // A decoy on the config file's port, for the second container: host networking, as in the field.
+    let decoyHits = 0;
+    const decoy = createHttpServer((_req, res) => {
+      decoyHits++;
+      res.end('ok\n');
+    });
+    try {
+      // 1: the file's address, with nothing else given: no image default hides it.
+      const one = await start();
+      expect(one.code, one.err).toBe(0);
+      expect(await answers(filePort), `the exporter listens on the file's 127.0.0.1:${filePort}`).toBe(true);
+      expect(await health()).toBe('healthy');
+      await eng.docker('rm', '-f', name);
+      // 2: a flag over the file; the decoy answers 200 on the file's port, so a check that probed there would pass.
+      await new Promise<void>((r) => decoy.listen(filePort, '127.0.0.1', () => r()));
+      const flagPort = await freePort();
+      const two = await start(`--web.listen-address=127.0.0.1:${flagPort}`);
+      expect(two.code, two.err).toBe(0);
+      expect(await answers(flagPort)).toBe(true);
+      expect(await health()).toBe('healthy');
+      expect(decoyHits, "the health check probed the config file's port, not the one the exporter listens on").toBe(0);
+    } finally {
+      await eng.docker('rm', '-f', name);
+      decoy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

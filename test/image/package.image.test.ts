@@ -124,6 +124,12 @@ describe('npm package', () => {
       expect(out).not.toMatch(/started without the memory settings/);
       const hc = await run(bin, ['healthcheck', '--web.listen-address', `127.0.0.1:${port}`]);
       expect(hc.code, hc.err).toBe(0);
+      // The installed package's runbook, where every alert's runbook_url points.
+      const runbook = await fetch(`http://127.0.0.1:${port}/runbook`).then((r) => r.text());
+      expect(runbook).toContain('<h2 id="datanodeexporterdown">DatanodeExporterDown</h2>');
+      // The health check of the process itself, as the image runs it.
+      const byPid = await run(bin, ['healthcheck', `--pid=${child.pid}`]);
+      expect(byPid.code, byPid.err).toBe(0);
     } finally {
       child.kill('SIGTERM');
     }

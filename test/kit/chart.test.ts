@@ -6,13 +6,13 @@
  * the shipped dashboards.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, parseDocument, stringify } from 'yaml';
-import { RUNBOOK_BASE_URL } from '../../scripts/runbook.js';
 
 const chart = 'helm/datanode-exporter';
 const read = (p: string): string => readFileSync(p, 'utf8');
@@ -21,9 +21,10 @@ type Labels = Record<string, string>;
 type Probe = { httpGet?: { path: string; port: string | number; scheme?: string } };
 type Container = {
   name: string;
+  image?: string;
   args: string[];
   env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
-  ports: { name: string; containerPort: number }[];
+  ports?: { name: string; containerPort: number }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   startupProbe?: Probe & { failureThreshold?: number };
@@ -35,18 +36,28 @@ type Volume = { name: string; configMap?: { name: string }; secret?: { secretNam
 type Obj = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Labels; annotations?: Labels };
+  metadata: { name: string; namespace?: string; labels?: Labels; annotations?: Labels };
   data?: Record<string, string>;
   automountServiceAccountToken?: boolean;
   spec?: {
     replicas?: number;
+    revisionHistoryLimit?: number;
+    strategy?: unknown;
+    updateStrategy?: unknown;
+    namespaceSelector?: { matchNames: string[] };
+    targetLabels?: string[];
+    podTargetLabels?: string[];
     serviceName?: string;
     clusterIP?: string;
     selector?: { matchLabels?: Labels } & Labels;
-    ports?: { name: string; targetPort: string | number }[];
+    ports?: { name: string; port?: number; targetPort: string | number; nodePort?: number }[];
     template?: {
-      metadata: { labels: Labels };
+      metadata: { labels: Labels; annotations?: Labels };
       spec: {
+        hostNetwork?: boolean;
+        dnsPolicy?: string;
+        imagePullSecrets?: { name: string }[];
+        initContainers?: { name: string }[];
         securityContext: unknown;
         containers: Container[];
         volumes?: Volume[];
@@ -68,6 +79,7 @@ type Endpoint = {
   scheme: string;
   tlsConfig?: unknown;
   basicAuth?: unknown;
+  honorLabels?: boolean;
   relabelings?: { targetLabel?: string; replacement?: string }[];
   metricRelabelings?: unknown[];
 };
@@ -80,7 +92,7 @@ type Values = {
   webConfig: { existingSecret: string; key: string; tls?: boolean };
   serviceMonitor: { scheme?: string };
   podMonitor: { scheme?: string };
-  prometheusRule: { runbookBaseUrl: string; disabled: Record<string, boolean> };
+  prometheusRule: { runbookURL: string; disabled: Record<string, boolean> };
   dashboards: { labels: Labels };
   resources: unknown;
   podSecurityContext: unknown;
@@ -120,10 +132,18 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** Renders the chart with `overrides` deep-merged over values.yaml; every document must be YAML. */
+/**
+ * Renders the chart with `overrides` deep-merged over values.yaml; every document must be YAML. As
+ * Helm does before rendering, the merged values are validated against values.schema.json (draft-07),
+ * so a value the schema refuses fails here as it fails `helm install`.
+ */
 function render(name: string, overrides: object, kubeVersion = 'v1.30.0'): Rendered {
   const file = join(work, `${name.replace(/\W+/g, '-')}.yaml`);
   writeFileSync(file, stringify(overrides));
+  const shown = run(bin, ['-show-values', '-f', file, chart]);
+  expect(shown.status, shown.out).toBe(0);
+  const values = JSON.parse(shown.stdout) as Values;
+  if (!validateValues(values)) throw new Error(`values don't validate against values.schema.json: ${JSON.stringify(validateValues.errors)}`);
   const r = run(bin, ['-kube-version', kubeVersion, '-f', file, chart]);
   if (r.status !== 0) throw new Error(`chart-render failed for ${name}: ${r.out}`);
   const docs = r.stdout
@@ -136,9 +156,6 @@ function render(name: string, overrides: object, kubeVersion = 'v1.30.0'): Rende
       if (doc.errors.length > 0) throw new Error(`${source} is not YAML: ${doc.errors.map((e) => e.message).join('; ')}`);
       return { source, obj: doc.toJS() as Obj };
     });
-  const shown = run(bin, ['-show-values', '-f', file, chart]);
-  expect(shown.status, shown.out).toBe(0);
-  const values = JSON.parse(shown.stdout) as Values;
   const of = (kind: string): Obj[] => docs.filter((d) => d.obj.kind === kind).map((d) => d.obj);
   const one = (kind: string): Obj => {
     const found = of(kind);
@@ -166,6 +183,7 @@ const jobInRules = /up\{job="([^"]+)"\}/.exec(read('prometheus/alerts.yml'))![1]
 const dashboardFiles = readdirSync('grafana')
   .filter((f) => f.endsWith('.json'))
   .sort();
+// Ajv's default dialect is draft-07, the schema's $schema.
 const validateValues = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(read(`${chart}/values.schema.json`)) as object);
 
 /** The structural checks every rendering must pass. */
@@ -186,8 +204,9 @@ function check(m: Rendered): void {
   ).toEqual([deployment.kind]);
   const volumes = new Map((pod.spec.volumes ?? []).map((vol) => [vol.name, vol]));
   const configMaps = m.of('ConfigMap').map((c) => c.metadata.name);
-  for (const c of pod.spec.containers) {
-    const portNames = c.ports.map((p) => p.name);
+  // The exporter's container (extraContainers are the operator's own).
+  for (const c of pod.spec.containers.filter((x) => x.name === 'exporter')) {
+    const portNames = (c.ports ?? []).map((p) => p.name);
     for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
       const get = c[probe]?.httpGet;
       expect(get, `${c.name}.${probe}.httpGet`).toBeDefined();
@@ -217,7 +236,7 @@ function check(m: Rendered): void {
     subset(pm.spec!.selector!.matchLabels, pod.metadata.labels, 'PodMonitor selector vs pod labels');
     for (const ep of pm.spec!.podMetricsEndpoints!) {
       expect(
-        pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name)),
+        pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)),
         'PodMonitor port',
       ).toContain(ep.port);
       expect(ep.path, 'PodMonitor path').toBe(v.telemetryPath);
@@ -235,9 +254,11 @@ function check(m: Rendered): void {
     expect(service.spec!.clusterIP, 'a headless Service: its endpoints are the pods').toBe('None');
   }
   subset(service.spec!.selector, pod.metadata.labels, 'Service selector vs pod labels');
-  const containerPorts = pod.spec.containers.flatMap((c) => c.ports.map((p) => p.name));
+  const containerPorts = pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.name));
   for (const p of service.spec!.ports!) expect(containerPorts, `Service targetPort ${p.targetPort}`).toContain(p.targetPort);
 
+  // Wherever a monitor is, it selects the release's pods in the release's namespace.
+  for (const mon of [...m.of('ServiceMonitor'), ...m.of('PodMonitor')]) expect(mon.spec!.namespaceSelector, mon.kind).toEqual({ matchNames: ['default'] });
   for (const sm of m.of('ServiceMonitor')) {
     subset(sm.spec!.selector!.matchLabels, service.metadata.labels, 'ServiceMonitor selector vs Service labels');
     for (const ep of sm.spec!.endpoints!) {
@@ -256,10 +277,10 @@ function check(m: Rendered): void {
     const off = Object.values(v.prometheusRule.disabled ?? {}).filter(Boolean).length;
     expect(r.out).toContain(`SUCCESS: ${ruleCount - off} rules found`);
     expect(r.status).toBe(0);
-    // The value's base, or the shipped rules' own (absolute) URLs when it is empty.
-    const base = v.prometheusRule.runbookBaseUrl.replace(/\/$/, '') || RUNBOOK_BASE_URL;
+    // The value's page, or by default the exporter's own /runbook through this release's Service.
+    const page = v.prometheusRule.runbookURL || `${podScheme(v).toLowerCase()}://${service.metadata.name}.default.svc:${service.spec!.ports![0]!.port}/runbook`;
     for (const rule of pr.spec!.groups!.flatMap((g) => g.rules).filter((r) => r.alert)) {
-      expect(rule.annotations?.runbook_url).toBe(`${base}/docs/runbook.md#${rule.alert!.toLowerCase()}`);
+      expect(rule.annotations?.runbook_url).toBe(`${page}#${rule.alert!.toLowerCase()}`);
     }
   }
   for (const cm of m.of('ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboards'))) {
@@ -362,14 +383,25 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
-    'PrometheusRule with runbookBaseUrl',
-    { prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org/dne/' } },
+    'PrometheusRule with runbookURL',
+    { prometheusRule: { enabled: true, runbookURL: 'https://docs.example/dne/runbook.md' } },
     (m) => {
       const urls = m
         .one('PrometheusRule')
         .spec!.groups!.flatMap((g) => g.rules)
         .map((r) => r.annotations?.runbook_url);
-      expect(urls.every((u) => u?.startsWith('https://example.org/dne/docs/runbook.md#'))).toBe(true);
+      expect(urls).toContain('https://docs.example/dne/runbook.md#datanodeexporterdown');
+    },
+  ],
+  [
+    'PrometheusRule linking the runbook through the Service, over TLS',
+    { prometheusRule: { enabled: true }, webConfig: web, fullnameOverride: 'mon', service: { port: 9100 } },
+    (m) => {
+      const urls = m
+        .one('PrometheusRule')
+        .spec!.groups!.flatMap((g) => g.rules)
+        .map((r) => r.annotations?.runbook_url);
+      expect(urls).toContain('https://mon.default.svc:9100/runbook#vegadatanodedown');
     },
   ],
   [
@@ -620,6 +652,152 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     'v1.28.0',
   ],
   [
+    'global from an umbrella chart: its image registry and pull secrets',
+    {
+      global: { imageRegistry: 'mirror.example:5000', imagePullSecrets: ['pull-a', { name: 'pull-b' }], storageClass: 'x' },
+      imagePullSecrets: [{ name: 'pull-c' }],
+    },
+    (m) => {
+      expect(container(m).image).toBe('mirror.example:5000/datanode-exporter:0.1.0');
+      expect(workload(m).spec!.template!.spec.imagePullSecrets).toEqual([{ name: 'pull-a' }, { name: 'pull-b' }, { name: 'pull-c' }]);
+    },
+  ],
+  [
+    'image.registry and image.digest',
+    { image: { registry: 'registry.example', repository: 'vega/dne', digest: `sha256:${'a'.repeat(64)}` } },
+    (m) => {
+      expect(container(m).image).toBe(`registry.example/vega/dne@sha256:${'a'.repeat(64)}`);
+    },
+  ],
+  [
+    'commonLabels on every object',
+    { commonLabels: { team: 'vega' }, serviceMonitor: { enabled: true }, prometheusRule: { enabled: true }, dashboards: { enabled: true } },
+    (m) => {
+      for (const d of m.docs) expect(d.obj.metadata.labels?.team, d.source).toBe('vega');
+    },
+  ],
+  [
+    'service.labels and nodePort',
+    { service: { type: 'NodePort', nodePort: 31308, labels: { exposed: 'public' } } },
+    (m) => {
+      expect(m.one('Service').spec!.ports![0]!.nodePort).toBe(31308);
+      expect(m.one('Service').metadata.labels?.exposed).toBe('public');
+    },
+  ],
+  [
+    'ServiceMonitor in another namespace, with honorLabels, targetLabels and additionalLabels',
+    { serviceMonitor: { enabled: true, namespace: 'monitoring', honorLabels: true, targetLabels: ['team'], additionalLabels: { release: 'kps' } } },
+    (m) => {
+      const sm = m.one('ServiceMonitor');
+      expect(sm.metadata.namespace).toBe('monitoring');
+      expect(sm.metadata.labels?.release).toBe('kps');
+      expect(sm.spec!.targetLabels).toEqual(['team']);
+      expect(sm.spec!.endpoints![0]!.honorLabels).toBe(true);
+    },
+  ],
+  [
+    'PodMonitor in another namespace, with honorLabels, podTargetLabels and additionalLabels',
+    { podMonitor: { enabled: true, namespace: 'monitoring', honorLabels: true, podTargetLabels: ['team'], additionalLabels: { release: 'kps' } } },
+    (m) => {
+      const pm = m.one('PodMonitor');
+      expect([pm.metadata.namespace, pm.metadata.labels?.release, pm.spec!.podTargetLabels]).toEqual(['monitoring', 'kps', ['team']]);
+      expect(pm.spec!.podMetricsEndpoints![0]!.honorLabels).toBe(true);
+    },
+  ],
+  [
+    'PrometheusRule in another namespace, with additionalLabels',
+    { prometheusRule: { enabled: true, namespace: 'monitoring', additionalLabels: { release: 'kps' } } },
+    (m) => {
+      const pr = m.one('PrometheusRule');
+      expect([pr.metadata.namespace, pr.metadata.labels?.release]).toEqual(['monitoring', 'kps']);
+      // The runbook link still names the Service in the release's namespace.
+      expect(pr.spec!.groups![0]!.rules[0]!.annotations?.runbook_url).toMatch(/^http:\/\/release-name-datanode-exporter\.default\.svc:19308\/runbook#/);
+    },
+  ],
+  [
+    'extraContainers, initContainers, hostNetwork, revisionHistoryLimit, updateStrategy',
+    {
+      extraContainers: [{ name: 'sidecar', image: 'busybox' }],
+      initContainers: [{ name: 'init', image: 'busybox' }],
+      hostNetwork: true,
+      revisionHistoryLimit: 3,
+      updateStrategy: { type: 'Recreate' },
+    },
+    (m) => {
+      const w = workload(m);
+      expect(w.spec!.template!.spec.containers.map((c) => c.name)).toEqual(['exporter', 'sidecar']);
+      expect(w.spec!.template!.spec.initContainers).toEqual([{ name: 'init', image: 'busybox' }]);
+      expect([w.spec!.template!.spec.hostNetwork, w.spec!.template!.spec.dnsPolicy]).toEqual([true, 'ClusterFirstWithHostNet']);
+      expect([w.spec!.revisionHistoryLimit, w.spec!.strategy]).toEqual([3, { type: 'Recreate' }]);
+    },
+  ],
+  [
+    'revisionHistoryLimit 0 keeps no old ReplicaSet',
+    { revisionHistoryLimit: 0 },
+    (m) => {
+      expect(workload(m).spec!.revisionHistoryLimit).toBe(0);
+    },
+  ],
+  [
+    'updateStrategy of a StatefulSet',
+    { shards: 2, updateStrategy: { type: 'OnDelete' } },
+    (m) => {
+      expect([workload(m).spec!.updateStrategy, workload(m).spec!.strategy]).toEqual([{ type: 'OnDelete' }, undefined]);
+    },
+  ],
+  [
+    "config sources roll the pods: a checksum of the chart's ConfigMap, Reloader annotations naming the Secrets",
+    { webConfig: web },
+    (m) => {
+      expect(workload(m).spec!.template!.metadata.annotations?.['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
+      // The chart's ConfigMap is not named: its checksum rolls the pods, Reloader would roll them again.
+      expect(workload(m).metadata.annotations).toEqual({ 'secret.reloader.stakater.com/reload': 'dne-web' });
+    },
+  ],
+  [
+    "the chart's ConfigMap alone: its checksum, no Reloader annotation",
+    {},
+    (m) => {
+      expect(workload(m).spec!.template!.metadata.annotations?.['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
+      expect(workload(m).metadata.annotations).toBeUndefined();
+    },
+  ],
+  [
+    'an existing config Secret: named for Reloader, no hash in the pod spec',
+    { existingConfigSecret: 'my-dne-config', webConfig: web },
+    (m) => {
+      expect(workload(m).spec!.template!.metadata.annotations ?? {}).not.toHaveProperty('checksum/config');
+      expect(workload(m).metadata.annotations).toEqual({ 'secret.reloader.stakater.com/reload': 'my-dne-config,dne-web' });
+    },
+  ],
+  [
+    'an existing ConfigMap: named for Reloader; with Reloader annotations off, none',
+    { existingConfigMap: 'my-dne-config' },
+    (m) => {
+      expect(workload(m).metadata.annotations).toEqual({ 'configmap.reloader.stakater.com/reload': 'my-dne-config' });
+      expect(workload(m).spec!.template!.metadata.annotations ?? {}).not.toHaveProperty('checksum/config');
+    },
+  ],
+  [
+    'Reloader annotations off',
+    { existingConfigMap: 'my-dne-config', reloader: { enabled: false } },
+    (m) => {
+      expect(workload(m).metadata.annotations).toBeUndefined();
+      expect(workload(m).spec!.template!.metadata.annotations ?? {}).not.toHaveProperty('checksum/config');
+    },
+  ],
+  [
+    'inline headers: no hash of the secret-bearing config in the pod spec',
+    { config: { targets: [{ name: 'a', url: 'http://a:3008', headers: { 'X-Api-Key': HEADER_SECRET } }] } },
+    (m) => {
+      const pod = JSON.stringify(workload(m).spec!.template);
+      expect(pod).not.toContain('checksum');
+      const cfg = stringify({ targets: [{ name: 'a', url: 'http://a:3008', headers: { 'X-Api-Key': HEADER_SECRET } }], log: { level: 'info' } });
+      for (const text of [cfg, HEADER_SECRET]) expect(pod).not.toContain(createHash('sha256').update(text).digest('hex'));
+      expect(workload(m).metadata.annotations).toEqual({ 'secret.reloader.stakater.com/reload': 'release-name-datanode-exporter' });
+    },
+  ],
+  [
     'everything on',
     {
       webConfig: web,
@@ -627,7 +805,7 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
       extraArgs: ['--log.level=debug'],
       extraEnv: [{ name: 'TZ', value: 'UTC' }],
       serviceMonitor: { enabled: true },
-      prometheusRule: { enabled: true, runbookBaseUrl: 'https://example.org' },
+      prometheusRule: { enabled: true, runbookURL: 'https://example.org/runbook' },
       dashboards: { enabled: true },
     },
     (m) => {
@@ -865,6 +1043,23 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
       'prometheusRule.disabled: no alert named "DatanodeExporterDwon"',
     );
     expect(renderError('two-configs', { existingConfigMap: 'a', existingConfigSecret: 'b' })).toContain('existingConfigMap and existingConfigSecret: set one');
+  });
+
+  it('a value values.schema.json refuses fails the render, as in Helm', () => {
+    for (const bad of [
+      { replicaCount: 'two' },
+      { service: { nodeport: 30000 } },
+      { serviceMonitor: { namespace: 'Not_A_Namespace' } },
+      { image: { digest: 'latest' } },
+    ])
+      expect(() => render('schema-error', bad), JSON.stringify(bad)).toThrow(/values\.schema\.json/);
+  });
+
+  it('replicaCount with shards > 1 is refused, naming both', () => {
+    expect(renderError('replicas-and-shards', { shards: 3, replicaCount: 2 })).toContain('replicaCount: 2 with shards: 3');
+    expect(renderError('deployment-ondelete', { updateStrategy: { type: 'OnDelete' } })).toContain(
+      'updateStrategy.type: OnDelete is not a Deployment strategy',
+    );
   });
 
   it('values.schema.json takes the community keys and still refuses unknown or contradictory ones', () => {

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
-import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
+import { RUNBOOK_URL, runbookUrl, withRunbookUrl } from '../../scripts/runbook.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
@@ -54,8 +54,9 @@ describe('alert rules', () => {
   });
 
   it('the rules and their tests carry the runbook URLs npm run kit:sync writes', () => {
-    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookBase(read(f)), f).toBe(read(f));
-    expect(RUNBOOK_BASE_URL).toMatch(/^https:\/\/[^/]+(\/[^/]+)*[^/]$/);
+    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookUrl(read(f)), f).toBe(read(f));
+    // The exporter's own page on its default listen address (README: --web.listen-address).
+    expect(RUNBOOK_URL).toBe('http://localhost:19308/runbook');
   });
 
   it('every join matches on job and instance too, so another job or replica watching the same node cannot answer for it', () => {
@@ -74,10 +75,10 @@ describe('alert rules', () => {
       expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
       expect(r.annotations.description).toBeTruthy();
-      // Absolute, so that Alertmanager's notifications link it; from the one base (npm run kit:sync).
+      // Absolute, so that Alertmanager's notifications link it; from the one URL (npm run kit:sync).
       expect(new URL(r.annotations.runbook_url!).protocol).toMatch(/^https?:$/);
       expect(r.annotations.runbook_url).toBe(runbookUrl(r.alert));
-      expect(r.annotations.runbook_url).toBe(`${RUNBOOK_BASE_URL}/docs/runbook.md#${r.alert.toLowerCase()}`);
+      expect(r.annotations.runbook_url).toBe(`${RUNBOOK_URL}#${r.alert.toLowerCase()}`);
       expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
       if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
       expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
@@ -275,7 +276,9 @@ describe('helm chart', () => {
       { ...values, serviceMonitor: { enabled: 'yes' } },
       { ...values, config: { targets: [{ name: 'bad name', url: 'x' }] } },
       { ...values, unknownKey: 1 },
-      { ...values, prometheusRule: { runbookBaseUrl: 'docs/' } },
+      { ...values, prometheusRule: { runbookURL: 'docs/runbook' } },
+      { ...values, prometheusRule: { runbookURL: 'http://x/runbook#a' } },
+      { ...values, prometheusRule: { runbookBaseUrl: 'http://x' } },
     ])
       expect(validate(bad)).toBe(false);
   });
@@ -326,12 +329,16 @@ describe('Dockerfile', () => {
     expect(final).not.toMatch(/^(RUN|CMD|ENTRYPOINT).*\bnpm (start|run)\b/m);
   });
 
-  it('the health check is the healthcheck subcommand, and the address it must follow comes from the environment', () => {
+  it("the health check follows the exporter's own arguments and environment; no image setting hides the config file's", () => {
     const final = df.slice(df.lastIndexOf('\nFROM '));
-    expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck"\]$/m);
-    // HEALTHCHECK cannot see container arguments: no listen address (or web config) as CMD flags.
-    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308$/m);
-    expect(final).not.toMatch(/^CMD .*--web\./m);
+    expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck", "--pid=1"\]$/m);
+    // The image's listen address is a default below the file, never a setting (variable or flag) above it.
+    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308$/m);
+    expect(final).not.toMatch(/^ENV DATANODE_EXPORTER_(?!WEB_LISTEN_ADDRESS_DEFAULT=)/m);
+    expect(final).not.toMatch(/^CMD /m);
+    // The runbook every alert links is served from the image.
+    expect(final).toMatch(/^COPY --chown=root:root docs\/runbook\.md \.\/docs\/$/m);
+    expect(read('.dockerignore')).toMatch(/^!docs\/runbook\.md$/m);
   });
 
   it("OCI labels: the package's version and license, the revision from the REVISION build argument", () => {

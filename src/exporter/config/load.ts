@@ -144,7 +144,7 @@ export const FLAGS: readonly Flag[] = [
     flag: 'web.enable-lifecycle',
     type: 'boolean',
     env: 'DATANODE_EXPORTER_WEB_ENABLE_LIFECYCLE',
-    help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false',
+    help: 'answer POST /-/reload (SIGHUP always reloads); the environment variable takes true/false (also 1/0, yes/no, on/off)',
     default: 'off',
     key: 'enableLifecycle',
     path: ['web', 'enable_lifecycle'],
@@ -155,6 +155,9 @@ export const FLAGS: readonly Flag[] = [
   { flag: 'help', type: 'boolean', short: 'h', help: 'print this help and exit', default: '' },
 ];
 
+/** The default listen address where the built-in one does not fit (the image sets `:19308`). */
+export const LISTEN_DEFAULT_ENV = 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT';
+
 export const USAGE = [
   'Usage: datanode-exporter [flags]',
   "       datanode-exporter healthcheck [flags]   GET this exporter's own /healthz (exit 0 healthy, 1 not)",
@@ -164,6 +167,7 @@ export const USAGE = [
     return `  ${name.padEnd(31)}${f.help.replace(/`/g, '')}${def}${f.env ? `; env ${f.env}` : ''}`;
   }),
   'Flags override the environment, which overrides the config file.',
+  `${LISTEN_DEFAULT_ENV} replaces the default listen address only (below the config file).`,
 ].join('\n');
 
 export function parseCli(argv: string[]): CliOptions {
@@ -380,6 +384,16 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     setIn(raw, f.path, f.parse ? f.parse(text) : text);
   }
 
+  // An installation's own default listen address (the image's `:19308`): below the file, so that a
+  // mounted config's web.listen_address is honoured; flags and DATANODE_EXPORTER_WEB_LISTEN_ADDRESS
+  // still win over both.
+  const web = raw.web;
+  const fileListens = typeof web === 'object' && web !== null && 'listen_address' in web;
+  const listenDefault = env[LISTEN_DEFAULT_ENV];
+  if (eff.listenAddress === undefined && !fileListens && listenDefault) {
+    setIn(raw, ['web', 'listen_address'], listenDefault);
+    from['web.listen_address'] = LISTEN_DEFAULT_ENV;
+  }
   const result = configSchema.safeParse(raw);
   const where = (path: readonly PropertyKey[], key?: string): string => {
     const name = path.map(String).join('.') || '(top level)';

@@ -11,11 +11,12 @@ import { parseAllowRule } from '../http/allow.js';
 
 const listenAddress = z
   .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, { error: 'expected host:port, [ipv6]:port or :port' })
+  // abort: a malformed address gets this one message, not a port complaint as well.
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, { error: 'expected host:port, [ipv6]:port or :port', abort: true })
   .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { error: 'port must be at most 65535' });
 
 /** The routes the telemetry path must not shadow (web/server.ts). */
-const OTHER_ROUTES = ['/', '/healthz', '/readyz', '/probe', '/-/reload'];
+const OTHER_ROUTES = ['/', '/healthz', '/readyz', '/probe', '/-/reload', '/runbook'];
 
 const targetName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,62}$/, { error: 'expected 1-63 characters: letters, digits, _ . : -' });
 

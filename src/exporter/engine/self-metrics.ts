@@ -34,6 +34,11 @@ export const SELF = {
   configReloadSuccessTimestamp: metric('datanode_exporter_config_last_reload_success_timestamp_seconds', [], 'seconds since epoch')
     .source('the exporter (start, SIGHUP, POST /-/reload)')
     .help('When the running configuration was loaded.'),
+  configRestartNeeded: metric('datanode_exporter_config_restart_needed', [], '')
+    .source('the exporter (SIGHUP, POST /-/reload)')
+    .help(
+      'Whether the loaded configuration changes a setting only a restart applies (1: web.* other than enable_lifecycle, log.*; the running value is kept, the log names it) or not (0).',
+    ),
   netCollectorDuration: metric('datanode_exporter_network_collector_duration_seconds', [...N, 'collector'], 'seconds')
     .source('the exporter')
     .help("Duration of the network-scoped collector's last poll, fail-overs included."),

@@ -1,17 +1,41 @@
 /**
  * `datanode-exporter healthcheck [flags]`: a liveness probe of a running exporter, for the image's
  * HEALTHCHECK. It reads the same flags, DATANODE_EXPORTER_* environment and config file as the
- * daemon, so it asks the address and scheme the daemon actually serves. Exit 0 when GET /healthz
- * answers 2xx within 2 s, 1 otherwise (Docker reserves 2).
+ * daemon, so it asks the address and scheme the daemon actually serves. `healthcheck --pid=N` takes
+ * the flags and environment of the exporter running as process N instead (/proc/N/cmdline and
+ * environ): the image's HEALTHCHECK cannot see the container's arguments otherwise, and with the
+ * address given by flag it would probe another one. Exit 0 when GET /healthz answers 2xx within
+ * 2 s, 1 otherwise (Docker reserves 2).
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { loadConfig, parseCli } from '../config/load.js';
 
 const TIMEOUT_MS = 2_000;
 const HELP = `Usage: datanode-exporter healthcheck [the daemon's flags]
+       datanode-exporter healthcheck --pid=N
 Exit 0 if the exporter those flags, DATANODE_EXPORTER_* variables and config file describe answers
-GET /healthz with 2xx within 2 s, else 1. Wildcard listen addresses are probed on loopback.`;
+GET /healthz with 2xx within 2 s, else 1. Wildcard listen addresses are probed on loopback. With
+--pid=N, the flags and environment are those process N was started with (the image uses --pid=1).`;
+
+/**
+ * The daemon's own arguments and environment, as process `pid` was started: its command line is
+ * `node [node options] <script> [arguments]` (the bin's shebang execs node), so the arguments are
+ * what follows the first word after node that is not an option.
+ */
+export function processArgs(pid: number, proc = '/proc'): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const words = (f: string): string[] => readFileSync(`${proc}/${pid}/${f}`, 'utf8').split('\0').slice(0, -1);
+  const cmd = words('cmdline');
+  const script = cmd.findIndex((w, i) => i > 0 && !w.startsWith('-'));
+  if (script < 0) throw new Error(`process ${pid} (${cmd[0] ?? '?'}) runs no script`);
+  const env: NodeJS.ProcessEnv = {};
+  for (const kv of words('environ')) {
+    const i = kv.indexOf('=');
+    if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return { argv: cmd.slice(script + 1), env };
+}
 
 /** Where a client reaches a server listening on `address`: wildcards become the loopback address. */
 export function healthUrl(address: string, tls: boolean): string {
@@ -52,6 +76,11 @@ export async function healthcheck(argv: string[], env: NodeJS.ProcessEnv = proce
   let url: string;
   let clientPair: { cert: Buffer; key: Buffer } | undefined;
   try {
+    const pid = /^--pid=(\d+)$/.exec(argv[0] ?? '')?.[1];
+    if (pid !== undefined) {
+      if (argv.length > 1) throw new Error('--pid takes no other flags: the process is probed as it was started');
+      ({ argv, env } = processArgs(Number(pid)));
+    }
     const cli = parseCli(argv);
     if (cli.help) {
       process.stdout.write(`${HELP}\n`);

@@ -13,7 +13,8 @@ import type { Body, Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
 import type { ProbeResult } from './probe.js';
 import type { RunnerStatus } from '../engine/runner.js';
-import type { BuildInfo } from '../version.js';
+import { VERSION, type BuildInfo } from '../version.js';
+import { runbookHtml } from './runbook.js';
 
 export type { RunnerStatus };
 
@@ -23,7 +24,8 @@ export interface ServerDeps {
   /** Collectors still waiting for their first poll. */
   pending: () => string[];
   probe: (query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format) => Promise<ProbeResult>;
-  reload: () => Promise<void>;
+  /** Resolves to the settings only a restart applies, if any (kept at their running values). */
+  reload: () => Promise<string[] | void>;
   /** Where request errors go: one JSON line each, never a stack trace in a response. */
   log?: Logger | undefined;
   /** POST /-/reload (and any future lifecycle route) answers only when this is true (--web.enable-lifecycle). */
@@ -125,8 +127,8 @@ export function createApp(deps: ServerDeps): express.Express {
       return;
     }
     try {
-      await deps.reload();
-      res.type('text/plain').send('reloaded\n');
+      const restart = (await deps.reload()) ?? [];
+      res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
     } catch (err) {
       // The old configuration stays in force.
       res
@@ -134,6 +136,11 @@ export function createApp(deps: ServerDeps): express.Express {
         .type('text/plain')
         .send(`reload failed: ${(err as Error).message}\n`);
     }
+  });
+
+  // What every alert's runbook_url links to (prometheus/alerts.yml): the runbook of this version.
+  app.get('/runbook', (_req, res) => {
+    res.type('html').send(runbookHtml(deps.about?.().build.version ?? VERSION));
   });
 
   app.get('/', (_req, res) => {
@@ -149,7 +156,7 @@ export function createApp(deps: ServerDeps): express.Express {
     const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
     res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
 <h1>datanode-exporter</h1>
-${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a></p>
+${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · <a href="/runbook">Runbook</a></p>
 <h2>Targets</h2>
 <table border="1" cellpadding="4"><tr><th>name</th><th>URL</th></tr>
 ${targets.map((t) => row([t.name, publicUrl(t.url)])).join('\n')}

@@ -151,6 +151,31 @@ describe('config sources', () => {
     expect(withFlags.targets).toEqual([{ name: 'flag:9', url: 'http://flag:9/', headers: {} }]);
   });
 
+  it("an installation's default listen address (the image's) sits below the file: a file's web.listen_address wins", () => {
+    const env = { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT: ':19308' };
+    const file = yamlFile('targets: [{name: a, url: "http://a:1"}]\nweb: {listen_address: "127.0.0.1:1111"}\n');
+    expect(loadConfig(parseCli(['--config.file', file]), env).web.listen_address).toBe('127.0.0.1:1111');
+    expect(loadConfig(parseCli(['--datanode.url', 'http://a:1']), env).web.listen_address).toBe(':19308');
+    expect(loadConfig(parseCli(['--datanode.url', 'http://a:1']), { ...env, DATANODE_EXPORTER_WEB_LISTEN_ADDRESS: ':2222' }).web.listen_address).toBe(':2222');
+    expect(loadConfig(parseCli(['--config.file', file, '--web.listen-address', ':3333']), env).web.listen_address).toBe(':3333');
+    expect(() => loadConfig(parseCli(['--datanode.url', 'http://a:1']), { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT: 'foo' })).toThrow(
+      'web.listen_address (DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT): expected host:port, [ipv6]:port or :port',
+    );
+  });
+
+  it('a malformed listen address gets one message, a port out of range its own', () => {
+    const err = (addr: string): string => {
+      try {
+        loadConfig(parseCli(['--datanode.url', 'http://a:1', '--web.listen-address', addr]), {});
+        return '';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(err('foo')).toBe('web.listen_address (--web.listen-address): expected host:port, [ipv6]:port or :port');
+    expect(err(':70000')).toBe('web.listen_address (--web.listen-address): port must be at most 65535');
+  });
+
   it('defaults: localhost listener on 19308, the documented intervals', () => {
     const c = loadConfig(parseCli(['--datanode.url', 'http://127.0.0.1:3008']), {});
     expect(c.web.listen_address).toBe('127.0.0.1:19308');

@@ -72,7 +72,7 @@ describe('values the schema refuses, with where they are written', () => {
     expect(errorOf(T, [], { DATANODE_EXPORTER_LOG_FORMAT: 'text' })).toBe('log.format (DATANODE_EXPORTER_LOG_FORMAT): expected one of: logfmt, json');
     expect(errorOf(T, ['--web.telemetry-path', 'metrics'])).toBe('web.telemetry_path (--web.telemetry-path): expected a path such as /metrics');
     expect(errorOf(`${T}web: {telemetry_path: /healthz}\n`)).toBe(
-      'web.telemetry_path (in FILE at line 2, column 23): expected a path other than /, /healthz, /readyz, /probe, /-/reload',
+      'web.telemetry_path (in FILE at line 2, column 23): expected a path other than /, /healthz, /readyz, /probe, /-/reload, /runbook',
     );
   });
 });

@@ -3,6 +3,7 @@
  * daemon was configured with (flags, DATANODE_EXPORTER_* or the config file), and fail otherwise.
  */
 import bcrypt from 'bcryptjs';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -113,6 +114,40 @@ describe('healthcheck subcommand', () => {
       expect(await main(['healthcheck', `--config.file=${file}`])).toBe(0);
       process.env.DATANODE_EXPORTER_CONFIG_FILE = file;
       expect(await main(['healthcheck'])).toBe(0);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('--pid=N probes the address process N was started with: its flags, then its environment, then its config file', async () => {
+    const { port } = await serve();
+    const closed = await closedPort();
+    const idle = join(certs.dir, 'idle.cjs');
+    writeFileSync(idle, 'setInterval(() => {}, 1000);\n');
+    // A process started as the image starts the exporter: node, node options, the script, its flags.
+    const started = (args: string[], env: Record<string, string> = {}): number => {
+      const child = spawn(process.execPath, ['--max-semi-space-size=1', idle, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+      life.defer(async () => void child.kill());
+      return child.pid!;
+    };
+    const file = join(certs.dir, 'pid-exporter.yml');
+    writeFileSync(file, `targets: [{ name: a, url: "${sim.url}" }]\nweb: { listen_address: "127.0.0.1:${closed}" }\n`);
+    // Our own environment points elsewhere: only the process's counts.
+    const saved = { ...process.env };
+    process.env.DATANODE_EXPORTER_WEB_LISTEN_ADDRESS = `127.0.0.1:${closed}`;
+    try {
+      // The flag over the file's address (the file's own port is closed).
+      expect(await main(['healthcheck', `--pid=${started([`--config.file=${file}`, `--web.listen-address=127.0.0.1:${port}`])}`])).toBe(0);
+      expect(await main(['healthcheck', `--pid=${started([`--config.file=${file}`])}`])).toBe(1);
+      // Its environment over the file; the installation default below the file.
+      expect(await main(['healthcheck', `--pid=${started([`--config.file=${file}`], { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS: `127.0.0.1:${port}` })}`])).toBe(0);
+      expect(await main(['healthcheck', `--pid=${started([], { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT: `127.0.0.1:${port}` })}`])).toBe(0);
+      expect(
+        await main(['healthcheck', `--pid=${started([`--config.file=${file}`], { DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT: `127.0.0.1:${port}` })}`]),
+      ).toBe(1);
+      // No such process, or other flags beside it: unhealthy, not a crash.
+      expect(await main(['healthcheck', '--pid=999999999'])).toBe(1);
+      expect(await main(['healthcheck', `--pid=${process.pid}`, `--web.listen-address=127.0.0.1:${port}`])).toBe(1);
     } finally {
       process.env = saved;
     }

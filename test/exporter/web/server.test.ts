@@ -36,6 +36,7 @@ const fake = {
   probeCalls: [] as { query: string; timeout: number | undefined; format?: string }[],
   probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
   reloadError: undefined as Error | undefined,
+  restartNeeded: [] as string[],
   reloads: 0,
   targets: [] as { name: string; url: string }[],
 };
@@ -59,6 +60,7 @@ beforeAll(async () => {
     reload: async () => {
       fake.reloads += 1;
       if (fake.reloadError) throw fake.reloadError;
+      return fake.restartNeeded;
     },
     // The lifecycle API is off by default (server-hardening.test.ts); these routes test it on.
     lifecycle: () => true,
@@ -79,6 +81,7 @@ beforeEach(() => {
     probeCalls: [],
     probeAnswer: { status: 200, body: 'vega_up{target="p"} 1\n', contentType: CONTENT_TYPE },
     reloadError: undefined,
+    restartNeeded: [],
     reloads: 0,
     targets: [],
   });
@@ -310,6 +313,13 @@ describe('/-/reload', () => {
     expect(r.status).toBe(200);
     expect(r.text).toBe('reloaded\n');
     expect(fake.reloads).toBe(1);
+  });
+
+  it('POST: 200 naming the settings that need a restart, when the reload changed some', async () => {
+    fake.restartNeeded = ['web.listen_address'];
+    const r = await request('POST', '/-/reload');
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('reloaded; needs a restart (running value kept): web.listen_address\n');
   });
 
   it('POST: 400 with the message when the reload throws', async () => {
