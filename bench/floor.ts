@@ -211,6 +211,8 @@ const lastOk = new Gauge({
   labelNames: ['scope', 'collector'],
   registers: [own],
 });
+// The series each poll wrote: the count the exporter keeps per collector for its series limits.
+const written = new Gauge({ name: 'floor_collector_series', help: 'Series written', labelNames: ['scope', 'collector'], registers: [own] });
 
 let pending = 0;
 /** Runs now, then every `everyS` at an offset from a hash of scope/collector (as the exporter spreads its polls). */
@@ -226,6 +228,7 @@ function schedule(scope: string, collector: string, everyS: number, t: Target, p
     try {
       const samples = await poll(t);
       if (samples) publish(collector, scope, samples);
+      written.set(l, samples?.length ?? 0);
       success.set(l, 1);
       lastOk.set(l, Date.now() / 1000);
     } catch {
