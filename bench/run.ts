@@ -485,11 +485,10 @@ async function main(): Promise<void> {
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...summaries.map((s) => {
       const during = s.rows.filter((r) => r.during);
+      // The ratio over the rounds, then the medians it comes from: p99 during polls over how many scrapes / idle.
+      const med = (f: (d: NonNullable<Row['during']>) => number, digits = 0): string => fmt(median(during.map((r) => f(r.during!))), digits);
       const d = during.length
-        ? `${fmtSpread(
-            spread(during.map((r) => r.during!.ratio)),
-            2,
-          )} (${fmt(median(during.map((r) => r.during!.p99ms)), 1)} ms over ${fmt(median(during.map((r) => r.during!.n)))} / ${fmt(median(during.map((r) => r.during!.idleP99ms)), 1)} ms over ${fmt(median(during.map((r) => r.during!.idleN)))})`
+        ? `${fmtSpread(spread(during.map((r) => r.during!.ratio)), 2)}; ${med((x) => x.p99ms, 1)} ms over ${med((x) => x.n)} / ${med((x) => x.idleP99ms, 1)} ms over ${med((x) => x.idleN)}`
         : '';
       const failed = s.rows.reduce((n, r) => n + r.failed, 0);
       const scrapes = s.rows.reduce((n, r) => n + r.scrapes, 0);
