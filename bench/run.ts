@@ -1,14 +1,20 @@
 /**
- * `npm run bench [-- --node <bin>] [--plain] [--only <workload>] [--seconds <n>]`: the sizing table of
- * docs/performance.md. Each workload gets a fresh simulator and a fresh exporter, started as operators
- * start it: dist/exporter/cli.js run by its shebang (the one place its launch settings are written).
- * After /readyz answers 200 and a warm-up, a steady window scraped 2/s as Prometheus scrapes gives
- * RSS (median of VmRSS every 5 s), CPU (the exporter's utime + stime, scrapes included, as % of one
- * core), scrape p99 and the series served; a second window of the same length, scraped once per 15 s
- * (Prometheus's default interval), gives RSS and CPU again. Then the same for the Node floor
- * (bench/floor.ts, the same polls done minimally, run with the shebang's settings) against a fresh
- * simulator of the same workload; every row's RSS and CPU is also printed as a ratio to its floor.
- * Writes bench/results/<time>.json too.
+ * `npm run bench [-- --node <bin>] [--plain] [--only <workload>] [--seconds <n>] [--rounds <n>]`: the
+ * sizing table of docs/performance.md. Each workload gets a fresh simulator and a fresh exporter,
+ * started as operators start it: dist/exporter/cli.js run by its shebang (the one place its launch
+ * settings are written). After /readyz answers 200 and a warm-up, a steady window scraped 2/s as
+ * Prometheus scrapes gives RSS (median and maximum of VmRSS read every second), CPU (the exporter's
+ * utime + stime, scrapes included, as % of one core), scrape p99 and the series served; a second
+ * window of the same length, scraped once per 15 s (Prometheus's default interval), gives RSS and CPU
+ * again. Then the same for the Node floor (bench/floor.ts, the same polls done minimally, run with the
+ * shebang's settings) against a fresh simulator of the same workload, and again, exporter and floor
+ * alternating, for each round. Each figure is printed as the median over the rounds with its range,
+ * and as a ratio to the floor's (the median over the rounds' pairs).
+ *
+ * The simulator records the requests it serves per endpoint (GET /__sim/state): over whole minutes
+ * from the end of the warm-up, they give each subject's upstream requests a minute per endpoint. The
+ * bench prints both and exits 1 when the floor's differ from the exporter's by more than 5% at any
+ * endpoint: a floor that does other work than the exporter is no floor. Writes bench/results/<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +25,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { parse as parseYaml } from 'yaml';
 import {
+  compareRates,
   countSeries,
   cpuPercent,
   cpuMsPerScrape,
@@ -29,8 +37,13 @@ import {
   percentile,
   pollWindows,
   ratio,
+  requestWindowSeconds,
+  requestsBetween,
   shebangLaunch,
+  spread,
   vmRssKiB,
+  type Requests,
+  type Spread,
   type Window,
 } from './stats.js';
 
@@ -48,6 +61,10 @@ const SCRAPE_TIMEOUT_MS = 10_000; // Prometheus's default scrape_timeout
 const READY_TIMEOUT_MS = 180_000;
 /** A scrape counts as "during polls" when it overlaps a poll or the second after it (the new body being published). */
 const POLL_TAIL_MS = 1_000;
+/** The floor's upstream requests a minute may differ from the exporter's by this much at any endpoint. */
+const RATE_TOLERANCE = 0.05;
+/** The floor's series may differ from the exporter's by this much before the bench says so. */
+const SERIES_TOLERANCE = 0.03;
 
 interface Workload {
   key: string;
@@ -73,11 +90,13 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
-const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only <${WORKLOADS.map((w) => w.key).join('|')}>] [--seconds <n>]
+const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only <${WORKLOADS.map((w) => w.key).join('|')}>] [--seconds <n>] [--rounds <n>]
   --node     run the exporter on this node (its directory goes first on PATH, for the shebang's env)
   --plain    <node> dist/exporter/cli.js, without the shebang's settings (to compare)
   --only     one workload
-  --seconds  the measured window (default 60; the warm-up is half of it, at most 30 s)`;
+  --seconds  each measured window (default 60; the warm-up is half of it, at most 30 s); upstream
+             requests are counted over whole minutes, at least one
+  --rounds   exporter and floor runs per workload, alternating (default 2)`;
 
 const { values: args } = parseArgs({
   options: {
@@ -85,6 +104,7 @@ const { values: args } = parseArgs({
     plain: { type: 'boolean', default: false },
     only: { type: 'string' },
     seconds: { type: 'string', default: '60' },
+    rounds: { type: 'string', default: '2' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -94,9 +114,21 @@ if (args.help) {
 }
 const SECONDS = Number(args.seconds);
 const WARM = Math.min(30, SECONDS / 2);
+const ROUNDS = Number(args.rounds);
+/** Upstream requests are counted from the end of the warm-up over this many seconds (whole minutes). */
+const REQUEST_S = requestWindowSeconds(2 * SECONDS);
 const selected = args.only ? WORKLOADS.filter((w) => w.key === args.only!.replace(/\s+/g, '').toLowerCase()) : WORKLOADS;
 const nodeBin = args.node ? resolve(args.node) : undefined;
-if (!Number.isInteger(SECONDS) || SECONDS < 5 || SECONDS > 600 || selected.length === 0 || (nodeBin && !existsSync(nodeBin))) {
+if (
+  !Number.isInteger(SECONDS) ||
+  SECONDS < 5 ||
+  SECONDS > 600 ||
+  !Number.isInteger(ROUNDS) ||
+  ROUNDS < 1 ||
+  ROUNDS > 10 ||
+  selected.length === 0 ||
+  (nodeBin && !existsSync(nodeBin))
+) {
   console.error(`bench: bad arguments\n${USAGE}`);
   process.exit(2);
 }
@@ -222,37 +254,66 @@ async function ready(base: string): Promise<void> {
   }
 }
 
+/** What each simulated node has served per endpoint so far (its GET /__sim/state). */
+async function simRequests(urls: readonly string[]): Promise<Requests[]> {
+  const one = (url: string): Promise<Requests> =>
+    new Promise((res, rej) => {
+      const req = http.get(`${url}/__sim/state`, { timeout: 10_000 }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('error', rej);
+        r.on('end', () => {
+          try {
+            if (r.statusCode !== 200) throw new Error(`HTTP ${r.statusCode}`);
+            res((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { requests: Requests }).requests);
+          } catch (err) {
+            rej(new Error(`simulator: ${url}/__sim/state: ${err instanceof Error ? err.message : String(err)}`));
+          }
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error(`simulator: ${url}/__sim/state: timeout`)));
+      req.on('error', rej);
+    });
+  return Promise.all(urls.map(one));
+}
+
 // ---- one workload ----
 type Subject = 'exporter' | 'floor';
 interface Row {
   workload: string;
   subject: Subject;
+  round: number;
   node: string;
   series: number;
+  /** Median and maximum of VmRSS over the window scraped 2/s. */
   rssMiB: number;
+  rssMaxMiB: number;
   cpuPct: number;
   p99ms: number;
   scrapes: number;
   failed: number;
   during?: { p99ms: number; n: number; idleP99ms: number; idleN: number; ratio: number };
   /** The second window, scraped once per 15 s. */
-  slow: { rssMiB: number; cpuPct: number; scrapes: number };
+  slow: { rssMiB: number; rssMaxMiB: number; cpuPct: number; scrapes: number };
+  /** Upstream requests per endpoint over `requestSeconds` from the end of the warm-up, as the simulator served them. */
+  requests: Requests;
+  requestSeconds: number;
 }
 
-/** RSS (median of a reading every 5 s) and CPU (% of one core) of `pid` over the next `seconds`. */
-async function usage(pid: number, seconds: number): Promise<{ rssMiB: number; cpuPct: number }> {
+/** RSS (median and maximum of a reading every second) and CPU (% of one core) of `pid` over the next `seconds`. */
+async function usage(pid: number, seconds: number): Promise<{ rssMiB: number; rssMaxMiB: number; cpuPct: number }> {
   const cpu0 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   const t0 = performance.now();
   const rss: number[] = [];
-  for (let t = 0; t < seconds; t += 5) {
+  for (let t = 0; t < seconds; t += 1) {
     rss.push(vmRssKiB(readFileSync(`/proc/${pid}/status`, 'utf8')) / 1024);
-    await sleep(Math.min(5, seconds - t) * 1000);
+    await sleep(t0 + (t + 1) * 1000 - performance.now());
   }
   const cpu1 = cpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  return { rssMiB: median(rss), cpuPct: cpuPercent(cpu1 - cpu0, CLK_TCK, (performance.now() - t0) / 1000) };
+  return { rssMiB: median(rss), rssMaxMiB: Math.max(...rss), cpuPct: cpuPercent(cpu1 - cpu0, CLK_TCK, (performance.now() - t0) / 1000) };
 }
 
-async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
+async function runWorkload(w: Workload, subject: Subject, round: number): Promise<Row> {
   const tmp = mkdtempSync(join(tmpdir(), 'dne-bench-'));
   const procs: Proc[] = [];
   try {
@@ -290,6 +351,8 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
       }
     }, READY_TIMEOUT_MS);
     await ready(new URL(metricsUrl).origin);
+    // The simulator's own records of what it served: a fleet's nodes each keep theirs.
+    const simUrls = w.fleet ? (parseYaml(readFileSync(targetsFile, 'utf8')) as { targets: { url: string }[] }).targets.map((t) => t.url) : [simUrl];
 
     // Scrapes run from readiness on; the measured window follows the warm-up, then the window scraped once per 15 s.
     const pid = exp.child.pid!;
@@ -303,19 +366,24 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
       if (w.ratio && subject === 'exporter') for (const win of pollWindows(text(s))) windows.set(win.join(), win);
     });
     await sleep(measureFrom - Date.now());
-    const { rssMiB, cpuPct } = await usage(pid, SECONDS);
+    const requestsFrom = await simRequests(simUrls);
+    const { rssMiB, rssMaxMiB, cpuPct } = await usage(pid, SECONDS);
     const measured = (await loop).filter((s) => s.start >= measureFrom);
     const slowLoop = scrapeLoop(metricsUrl, Date.now() + SECONDS * 1000, SCRAPE_SLOW_MS, () => {});
     const slow = await usage(pid, SECONDS);
     const slowScrapes = (await slowLoop).length;
+    await sleep(measureFrom + REQUEST_S * 1000 - Date.now());
+    const requests = requestsBetween(requestsFrom, await simRequests(simUrls));
     const ok = measured.filter((s) => s.ok);
     const body = text(last);
     const row: Row = {
       workload: w.name,
       subject,
+      round,
       node: /nodejs_version="([^"]+)"/.exec(body)?.[1] ?? /^nodejs_version_info\{version="([^"]+)"/m.exec(body)?.[1] ?? '?',
       series: countSeries(body),
       rssMiB,
+      rssMaxMiB,
       cpuPct,
       p99ms: percentile(
         ok.map((s) => s.ms),
@@ -324,6 +392,8 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
       scrapes: measured.length,
       failed: measured.length - ok.length,
       slow: { ...slow, scrapes: slowScrapes },
+      requests,
+      requestSeconds: REQUEST_S,
     };
     if (w.ratio && subject === 'exporter') {
       const busy = ok.filter((s) => duringPoll(s.start, s.end, windows.values(), POLL_TAIL_MS)).map((s) => s.ms);
@@ -342,10 +412,32 @@ async function runWorkload(w: Workload, subject: Subject): Promise<Row> {
 // ---- main ----
 const fmt = (n: number, digits = 0): string =>
   Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
+/** The median, and its range in parentheses over more than one round. */
+const fmtSpread = (s: Spread, digits = 0): string =>
+  s.n > 1 ? `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})` : fmt(s.median, digits);
+
+/** One subject's rounds of one workload. */
+interface Summary {
+  workload: string;
+  subject: Subject;
+  rows: Row[];
+}
+const of = (s: Summary, f: (r: Row) => number): Spread => spread(s.rows.map(f));
+/** A figure over the floor's, round by round (each exporter run with the floor run after it). */
+const toFloor = (s: Summary, floor: Summary | undefined, f: (r: Row) => number): Spread =>
+  spread(s.rows.map((r, i) => ratio(f(r), floor?.rows[i] ? f(floor.rows[i]) : undefined)));
+/** Requests a minute per endpoint over all of a subject's rounds. */
+const rates = (s: Summary): { requests: Requests; minutes: number } => ({
+  requests: requestsBetween(
+    [],
+    s.rows.map((r) => r.requests),
+  ),
+  minutes: s.rows.reduce((m, r) => m + r.requestSeconds / 60, 0),
+});
 
 async function main(): Promise<void> {
-  // A bound on the whole run: the build, then each workload's start-up, warm-up and window, with margin.
-  const budgetS = 300 + selected.length * 2 * (WARM + 2 * SECONDS + 150);
+  // A bound on the whole run: the build, then each run's start-up, warm-up and windows, with margin.
+  const budgetS = 300 + selected.length * ROUNDS * 2 * (WARM + Math.max(2 * SECONDS, REQUEST_S) + 150);
   setTimeout(() => {
     console.error(`bench: not done within ${budgetS} s; giving up`);
     process.exit(1);
@@ -361,55 +453,144 @@ async function main(): Promise<void> {
     timeout: 300_000,
   });
   const started = new Date();
-  const rows: Row[] = [];
+  const summaries: Summary[] = [];
   for (const w of selected) {
-    for (const subject of ['exporter', 'floor'] as const) {
-      console.error(`bench: ${w.name}, ${subject} (${WARM} s warm-up, ${SECONDS} s scraped 2/s, ${SECONDS} s scraped once per 15 s)`);
-      rows.push(await runWorkload(w, subject));
+    const exp: Summary = { workload: w.name, subject: 'exporter', rows: [] };
+    const floor: Summary = { workload: w.name, subject: 'floor', rows: [] };
+    summaries.push(exp, floor);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const s of [exp, floor]) {
+        console.error(
+          `bench: ${w.name}, ${s.subject}, round ${round} of ${ROUNDS} (${WARM} s warm-up, ${SECONDS} s scraped 2/s, ${SECONDS} s scraped once per 15 s)`,
+        );
+        s.rows.push(await runWorkload(w, s.subject, round));
+      }
     }
   }
-  const floorOf = (r: Row): Row | undefined => rows.find((f) => f.subject === 'floor' && f.workload === r.workload);
-  const name = (r: Row): string => (r.subject === 'floor' ? `${r.workload}: Node floor` : r.workload);
+  const floorOf = (s: Summary): Summary | undefined => summaries.find((f) => f.subject === 'floor' && f.workload === s.workload);
+  const name = (s: Summary): string => (s.subject === 'floor' ? `${s.workload}: Node floor` : s.workload);
+  const rows = summaries.flatMap((s) => s.rows);
   const launch = args.plain ? `plain: ${nodeBin ?? 'node'} dist/exporter/cli.js` : `its shebang: ${readFileSync(CLI, 'utf8').split('\n', 1)[0]}`;
-  const header = `Node ${rows[0]?.node ?? '?'}; the exporter and the Node floor run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ${WARM} s warm-up, then ${SECONDS} s scraped 2/s with gzip and ${SECONDS} s scraped once per 15 s`;
+  const header =
+    `Node ${rows[0]?.node ?? '?'}; the exporter and the Node floor run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ` +
+    `${ROUNDS} round(s) a workload, exporter and floor alternating; ${WARM} s warm-up, then ${SECONDS} s scraped 2/s with gzip and ${SECONDS} s scraped once per 15 s. ` +
+    `Each figure: the median over the rounds (its range); ratios to the floor: each round's exporter over the floor run after it`;
+  const failures: string[] = [];
   const lines = [
     header,
     '',
     'Scraped 2/s:',
     '',
-    '| workload | series | RSS MiB | CPU % of a core | RSS / floor | CPU / floor | scrape p99 ms | p99 during polls / idle |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) => {
-      const d = r.during
-        ? `${fmt(r.during.ratio, 2)} (${fmt(r.during.p99ms, 1)} ms over ${r.during.n} / ${fmt(r.during.idleP99ms, 1)} ms over ${r.during.idleN})`
+    '| workload | series | RSS MiB | peak RSS MiB | CPU % of a core | RSS / floor | CPU / floor | scrape p99 ms | p99 during polls / idle |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...summaries.map((s) => {
+      const during = s.rows.filter((r) => r.during);
+      // The ratio over the rounds, then the medians it comes from: p99 during polls over how many scrapes / idle.
+      const med = (f: (d: NonNullable<Row['during']>) => number, digits = 0): string => fmt(median(during.map((r) => f(r.during!))), digits);
+      const d = during.length
+        ? `${fmtSpread(spread(during.map((r) => r.during!.ratio)), 2)}; ${med((x) => x.p99ms, 1)} ms over ${med((x) => x.n)} / ${med((x) => x.idleP99ms, 1)} ms over ${med((x) => x.idleN)}`
         : '';
-      const failed = r.failed > 0 ? ` (${r.failed} of ${r.scrapes} scrapes failed)` : '';
-      const f = floorOf(r);
-      return `| ${name(r)} | ${fmt(r.series)} | ${fmt(r.rssMiB)} | ${fmt(r.cpuPct, 1)} | ${fmt(ratio(r.rssMiB, f?.rssMiB), 2)} | ${fmt(ratio(r.cpuPct, f?.cpuPct), 2)} | ${fmt(r.p99ms, 1)}${failed} | ${d} |`;
+      const failed = s.rows.reduce((n, r) => n + r.failed, 0);
+      const scrapes = s.rows.reduce((n, r) => n + r.scrapes, 0);
+      const f = floorOf(s);
+      return (
+        `| ${name(s)} | ${fmtSpread(of(s, (r) => r.series))} | ${fmtSpread(of(s, (r) => r.rssMiB))} | ${fmtSpread(of(s, (r) => r.rssMaxMiB))} | ` +
+        `${fmtSpread(
+          of(s, (r) => r.cpuPct),
+          1,
+        )} | ${fmtSpread(
+          toFloor(s, f, (r) => r.rssMiB),
+          2,
+        )} | ${fmtSpread(
+          toFloor(s, f, (r) => r.cpuPct),
+          2,
+        )} | ` +
+        `${fmtSpread(
+          of(s, (r) => r.p99ms),
+          1,
+        )}${failed > 0 ? ` (${failed} of ${scrapes} scrapes failed)` : ''} | ${d} |`
+      );
     }),
     '',
-    "Scraped once per 15 s (Prometheus's default scrape_interval); CPU ms per scrape from the two windows:",
+    "Scraped once per 15 s (Prometheus's default scrape_interval); CPU ms per scrape from the two windows' medians:",
     '',
-    '| workload | RSS MiB | CPU % of a core | RSS / floor | CPU / floor | CPU ms per scrape |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => {
-      const f = floorOf(r);
-      const perScrape = cpuMsPerScrape(r.cpuPct, 1000 / SCRAPE_EVERY_MS, r.slow.cpuPct, 1000 / SCRAPE_SLOW_MS);
-      return `| ${name(r)} | ${fmt(r.slow.rssMiB)} | ${fmt(r.slow.cpuPct, 1)} | ${fmt(ratio(r.slow.rssMiB, f?.slow.rssMiB), 2)} | ${fmt(ratio(r.slow.cpuPct, f?.slow.cpuPct), 2)} | ${fmt(perScrape, 1)} |`;
+    '| workload | RSS MiB | peak RSS MiB | CPU % of a core | RSS / floor | CPU / floor | CPU ms per scrape |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...summaries.map((s) => {
+      const f = floorOf(s);
+      const perScrape = cpuMsPerScrape(of(s, (r) => r.cpuPct).median, 1000 / SCRAPE_EVERY_MS, of(s, (r) => r.slow.cpuPct).median, 1000 / SCRAPE_SLOW_MS);
+      return (
+        `| ${name(s)} | ${fmtSpread(of(s, (r) => r.slow.rssMiB))} | ${fmtSpread(of(s, (r) => r.slow.rssMaxMiB))} | ${fmtSpread(
+          of(s, (r) => r.slow.cpuPct),
+          1,
+        )} | ` +
+        `${fmtSpread(
+          toFloor(s, f, (r) => r.slow.rssMiB),
+          2,
+        )} | ${fmtSpread(
+          toFloor(s, f, (r) => r.slow.cpuPct),
+          2,
+        )} | ${fmt(perScrape, 1)} |`
+      );
     }),
+    '',
+    `Upstream requests a minute per endpoint, as the simulator served them (${REQUEST_S / 60} min from the end of each warm-up, over all rounds); the floor within ${RATE_TOLERANCE * 100}% of the exporter at every endpoint:`,
+    '',
+    '| workload | endpoint | exporter | floor | floor vs exporter |',
+    '|---|---|---:|---:|---:|',
+    ...summaries
+      .filter((s) => s.subject === 'exporter')
+      .flatMap((s) => {
+        const f = floorOf(s);
+        if (!f) return [];
+        return compareRates(rates(s), rates(f), RATE_TOLERANCE).map((r) => {
+          if (!r.ok) failures.push(`${s.workload}: ${r.endpoint}: the floor asks ${fmt(r.floor, 2)} a minute, the exporter ${fmt(r.exporter, 2)}`);
+          const diff = Number.isFinite(r.diff) ? `${r.diff >= 0 ? '+' : ''}${fmt(r.diff * 100, 1)} %` : 'only the floor';
+          return `| ${s.workload} | ${r.endpoint} | ${fmt(r.exporter, 2)} | ${fmt(r.floor, 2)} | ${diff}${r.ok ? '' : ' (differs)'} |`;
+        });
+      }),
   ];
   console.log(lines.join('\n'));
+  for (const s of summaries.filter((x) => x.subject === 'exporter')) {
+    const series = of(s, (r) => r.series).median;
+    const floorSeries = floorOf(s) ? of(floorOf(s)!, (r) => r.series).median : NaN;
+    if (Math.abs(floorSeries / series - 1) > SERIES_TOLERANCE) {
+      console.error(
+        `bench: ${s.workload}: the floor serves ${fmt(floorSeries)} series, the exporter ${fmt(series)} (more than ${SERIES_TOLERANCE * 100}% apart)`,
+      );
+    }
+  }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ at: started.toISOString(), launch, plain: args.plain, cpus: cpus().length, model: cpus()[0]?.model, warmupS: WARM, seconds: SECONDS, pollTailMs: POLL_TAIL_MS, rows }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        at: started.toISOString(),
+        launch,
+        plain: args.plain,
+        cpus: cpus().length,
+        model: cpus()[0]?.model,
+        warmupS: WARM,
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        requestSeconds: REQUEST_S,
+        pollTailMs: POLL_TAIL_MS,
+        rows,
+      },
+      null,
+      2,
+    )}\n`,
   );
   console.error(`bench: wrote ${file}`);
+  if (failures.length > 0) {
+    console.error(`bench: the floor does not make the exporter's requests:\n${failures.join('\n')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
     console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

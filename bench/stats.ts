@@ -125,3 +125,83 @@ export function numericLeaves(v: unknown, path: string, out: [string, number][])
   else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) numericLeaves(x, path ? `${path}.${k}` : k, out);
   return out;
 }
+
+/** A figure over interleaved rounds: its median and its range. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+/** The median and range of the finite values (a round that measured nothing is left out). */
+export function spread(values: readonly number[]): Spread {
+  const v = values.filter(Number.isFinite);
+  return { median: median(v), min: v.length ? Math.min(...v) : NaN, max: v.length ? Math.max(...v) : NaN, n: v.length };
+}
+
+/** Requests served per endpoint, as the simulator records them (GET /__sim/state `requests`). */
+export type Requests = Record<string, number>;
+
+/** What each endpoint was asked between two readings, summed over several simulated nodes (a fleet). */
+export function requestsBetween(before: readonly Requests[], after: readonly Requests[]): Requests {
+  const out: Requests = {};
+  const add = (rs: readonly Requests[], sign: 1 | -1): void => {
+    for (const r of rs) for (const [endpoint, n] of Object.entries(r)) out[endpoint] = (out[endpoint] ?? 0) + sign * n;
+  };
+  add(after, 1);
+  add(before, -1);
+  return out;
+}
+
+/**
+ * The seconds over which upstream requests are counted: whole minutes (at least one) within the
+ * measured windows, so that every default interval (15, 30, 60 s) fires a whole number of times
+ * in it whatever its phase. Past the measured windows when they are shorter than a minute.
+ */
+export function requestWindowSeconds(measuredSeconds: number): number {
+  return 60 * Math.max(1, Math.floor(measuredSeconds / 60));
+}
+
+export interface RateRow {
+  endpoint: string;
+  /** Requests a minute. */
+  exporter: number;
+  floor: number;
+  /** (floor − exporter) / exporter; Infinity when only the floor asked. */
+  diff: number;
+  ok: boolean;
+}
+
+/**
+ * Each endpoint's requests a minute for both subjects (`requests` over `minutes` each), in endpoint
+ * order; an endpoint is ok when the floor's rate is within `tolerance` (a fraction) of the exporter's.
+ */
+export function compareRates(exporter: { requests: Requests; minutes: number }, floor: { requests: Requests; minutes: number }, tolerance: number): RateRow[] {
+  const endpoints = [...new Set([...Object.keys(exporter.requests), ...Object.keys(floor.requests)])].sort();
+  return endpoints.map((endpoint) => {
+    const e = (exporter.requests[endpoint] ?? 0) / exporter.minutes;
+    const f = (floor.requests[endpoint] ?? 0) / floor.minutes;
+    const diff = e === 0 ? (f === 0 ? 0 : Infinity) : (f - e) / e;
+    return { endpoint, exporter: e, floor: f, diff, ok: Math.abs(diff) <= tolerance };
+  });
+}
+
+/** A floor sample: its labels and value. */
+export type FloorSample = [labels: Record<string, string>, value: number];
+
+/**
+ * Whether a poll's samples are the ones held (same labels and values, in order): the floor then keeps
+ * the family's text rendered from them instead of rendering it again.
+ */
+export function sameSamples(a: readonly FloorSample[], b: readonly FloorSample[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [la, va] = a[i]!;
+    const [lb, vb] = b[i]!;
+    if (va !== vb && !(Number.isNaN(va) && Number.isNaN(vb))) return false;
+    const ka = Object.keys(la);
+    if (ka.length !== Object.keys(lb).length || ka.some((k) => la[k] !== lb[k])) return false;
+  }
+  return true;
+}

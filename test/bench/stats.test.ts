@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  compareRates,
   countSeries,
   cpuMsPerScrape,
   cpuPercent,
@@ -10,7 +11,11 @@ import {
   percentile,
   pollWindows,
   ratio,
+  requestWindowSeconds,
+  requestsBetween,
+  sameSamples,
   shebangLaunch,
+  spread,
   vmRssKiB,
 } from '../../bench/stats.js';
 
@@ -164,5 +169,88 @@ describe("numericLeaves: the floor's series", () => {
     expect(numericLeaves({ epoch: { seq: '7' } }, 'data', [])).toEqual([['data.epoch.seq', 7]]);
     expect(numericLeaves(42, '', [])).toEqual([['', 42]]);
     expect(numericLeaves([], '', [])).toEqual([]);
+  });
+});
+
+describe('rounds: the median and range of a figure', () => {
+  it('odd and even counts of rounds', () => {
+    expect(spread([12, 10, 11])).toEqual({ median: 11, min: 10, max: 12, n: 3 });
+    expect(spread([3.5, 2.5])).toEqual({ median: 3, min: 2.5, max: 3.5, n: 2 });
+    expect(spread([7])).toEqual({ median: 7, min: 7, max: 7, n: 1 });
+  });
+
+  it('a round that measured nothing (NaN) is left out; none at all is NaN', () => {
+    expect(spread([4, NaN, 6])).toEqual({ median: 5, min: 4, max: 6, n: 2 });
+    const none = spread([NaN]);
+    expect(none.n).toBe(0);
+    expect(none.median).toBeNaN();
+    expect(none.min).toBeNaN();
+    expect(none.max).toBeNaN();
+  });
+});
+
+describe("upstream requests, from the simulator's records", () => {
+  it('what each endpoint served between two readings, summed over the nodes of a fleet', () => {
+    const before: Record<string, number>[] = [
+      { statistics: 10, rotations: 21 },
+      { statistics: 7, markets: 1 },
+    ];
+    const after: Record<string, number>[] = [
+      { statistics: 14, rotations: 23, info: 1 },
+      { statistics: 11, markets: 3 },
+    ];
+    expect(requestsBetween(before, after)).toEqual({ statistics: 8, rotations: 2, info: 1, markets: 2 });
+    expect(requestsBetween([], [{ statistics: 4 }, { statistics: 4, info: 2 }])).toEqual({ statistics: 8, info: 2 });
+  });
+
+  it('counted over whole minutes, at least one', () => {
+    expect(requestWindowSeconds(40)).toBe(60);
+    expect(requestWindowSeconds(60)).toBe(60);
+    expect(requestWindowSeconds(119)).toBe(60);
+    expect(requestWindowSeconds(120)).toBe(120);
+  });
+
+  it('a minute each: equal rates pass; 5% apart passes, more fails; an endpoint only one subject asked fails', () => {
+    const rows = compareRates(
+      { requests: { statistics: 4, rotations: 2, markets: 20, info: 1, segments: 0 }, minutes: 1 },
+      { requests: { statistics: 4, rotations: 21, markets: 21, assets: 1, segments: 0 }, minutes: 1 },
+      0.05,
+    );
+    expect(rows).toEqual([
+      { endpoint: 'assets', exporter: 0, floor: 1, diff: Infinity, ok: false },
+      { endpoint: 'info', exporter: 1, floor: 0, diff: -1, ok: false },
+      { endpoint: 'markets', exporter: 20, floor: 21, diff: 0.05, ok: true },
+      { endpoint: 'rotations', exporter: 2, floor: 21, diff: 9.5, ok: false },
+      { endpoint: 'segments', exporter: 0, floor: 0, diff: 0, ok: true },
+      { endpoint: 'statistics', exporter: 4, floor: 4, diff: 0, ok: true },
+    ]);
+  });
+
+  it('rates from different lengths of counting: 34 requests over 2 minutes against 16 over 1', () => {
+    // 17 a minute against 16: the floor asks 1/17 (5.9%) less.
+    const [row] = compareRates({ requests: { rotations: 34 }, minutes: 2 }, { requests: { rotations: 16 }, minutes: 1 }, 0.05);
+    expect(row).toMatchObject({ exporter: 17, floor: 16, ok: false });
+    expect(row!.diff).toBeCloseTo(-1 / 17, 10);
+  });
+});
+
+describe("sameSamples: when the floor keeps a family's rendered text", () => {
+  const poll = (): [Record<string, string>, number][] => [
+    [{ scope: 'a', field: 'blockHeight' }, 18591101],
+    [{ scope: 'a', market: 'm1', field: 'markPrice' }, NaN],
+  ];
+
+  it('the same labels and values in the same order (NaN equal to NaN)', () => {
+    expect(sameSamples(poll(), poll())).toBe(true);
+    expect(sameSamples([], [])).toBe(true);
+  });
+
+  it('a value, a label value, a label more, a sample more, or another order differs', () => {
+    const p = poll();
+    expect(sameSamples(p, [[p[0]![0], 18591102], p[1]!])).toBe(false);
+    expect(sameSamples(p, [[{ scope: 'b', field: 'blockHeight' }, 18591101], p[1]!])).toBe(false);
+    expect(sameSamples(p, [[{ ...p[0]![0], market: '' }, 18591101], p[1]!])).toBe(false);
+    expect(sameSamples(p, [...p, p[1]!])).toBe(false);
+    expect(sameSamples(p, [p[1]!, p[0]!])).toBe(false);
   });
 });
