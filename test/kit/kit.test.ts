@@ -13,13 +13,18 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
+import { renderFleetTests } from '../../scripts/fleet-tests.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
-const rules = (parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+type Recording = { record: string; expr: string };
+const ruleGroups = (parseYaml(read('prometheus/alerts.yml')) as { groups: { name: string; rules: (Rule | Recording)[] }[] }).groups;
+const rules = ruleGroups.flatMap((g) => g.rules).filter((r): r is Rule => 'alert' in r);
+const records = ruleGroups.flatMap((g) => g.rules).filter((r): r is Recording => 'record' in r);
+const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml'];
 
 function tool(cmd: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -31,7 +36,8 @@ function tool(cmd: string, args: string[]): { status: number | null; out: string
 describe('alert rules', () => {
   it('promtool check rules passes', () => {
     const r = tool('promtool', ['check', 'rules', 'prometheus/alerts.yml']);
-    expect(r.out).toMatch(/SUCCESS: 24 rules found/);
+    expect(r.out).toMatch(new RegExp(`SUCCESS: ${rules.length + records.length} rules found`));
+    expect(rules.length).toBe(24);
     expect(r.status).toBe(0);
   });
 
@@ -45,16 +51,42 @@ describe('alert rules', () => {
   });
 
   it('promtool test rules passes, with a test for every alert', () => {
-    const r = tool('promtool', ['test', 'rules', 'prometheus/alerts.test.yml']);
-    expect(r.out).toMatch(/SUCCESS/);
+    const r = tool('promtool', ['test', 'rules', ...RULE_TESTS]);
+    expect(r.out).not.toMatch(/FAILED/);
+    expect(r.out.match(/SUCCESS/g)).toHaveLength(RULE_TESTS.length);
     expect(r.status).toBe(0);
-    const tests = parseYaml(read('prometheus/alerts.test.yml')) as { tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[] };
-    const fired = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
+    type Tests = { tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[] };
+    const fired = new Set(
+      RULE_TESTS.flatMap((f) => (parseYaml(read(f)) as Tests).tests).flatMap((t) =>
+        (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
+      ),
+    );
     expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
   });
 
+  it('prometheus/fleet.test.yml is generated from scripts/fleet-tests.ts (npm run kit:sync)', () => {
+    expect(read('prometheus/fleet.test.yml')).toBe(renderFleetTests());
+  });
+
+  it('recording rules are named level:metric:operations and count a node reported by several exporters once', () => {
+    expect(records.length).toBeGreaterThan(0);
+    for (const r of records) {
+      expect(r.record).toMatch(/^[a-z_]+:[a-z_]+:[a-z_]+$/);
+      // The level names the labels kept: every other label (job, instance) is aggregated away.
+      const level = r.record.split(':')[0]!;
+      const by = /^(?:max|min|sum|count|quantile|count_values) by \(([^)]*)\)(?: \("([a-z_]+)")?/.exec(r.expr);
+      if (by) expect([...by[1]!.split(', '), ...(by[2] ? [by[2]] : [])].join('_'), r.record).toBe(level);
+      else expect(r.expr, r.record).toMatch(new RegExp(`^[a-z_]+:[a-z_]+:[a-z_]+ - on \\(network\\) group_right \\(\\) ${level}:`));
+      // Raw per-exporter series are first reduced per node with max, never summed.
+      if (/\bvega_[a-z_]+\{?[^:]*\*/.test(r.expr)) expect(r.expr, r.record).toMatch(/^(max|count_values) by/);
+    }
+    // Cross-node alerts read only recording rules (they give one answer for any number of exporters).
+    for (const a of ['VegaNodeBehindFleet', 'VegaChainIdMismatch', 'VegaVersionSkew', 'VegaDatanodeVersionSkew', 'VegaDataDisagreement'])
+      expect(rules.find((r) => r.alert === a)!.expr, a).toMatch(/^[a-z_]+:[a-z_]+:[a-z_]+ [=>]/);
+  });
+
   it('the rules and their tests carry the runbook URLs npm run kit:sync writes', () => {
-    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookBase(read(f)), f).toBe(read(f));
+    for (const f of ['prometheus/alerts.yml', ...RULE_TESTS]) expect(withRunbookBase(read(f)), f).toBe(read(f));
     expect(RUNBOOK_BASE_URL).toMatch(/^https:\/\/[^/]+(\/[^/]+)*[^/]$/);
   });
 
@@ -69,7 +101,7 @@ describe('alert rules', () => {
   });
 
   it.each(rules.map((r) => [r.alert, r] as const))(
-    '%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for',
+    '%s has severity, summary, description, a runbook section with its times to fire and resolve, a de-flapping for and no keep_firing_for',
     (_a, r) => {
       expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
@@ -79,8 +111,10 @@ describe('alert rules', () => {
       expect(r.annotations.runbook_url).toBe(runbookUrl(r.alert));
       expect(r.annotations.runbook_url).toBe(`${RUNBOOK_BASE_URL}/docs/runbook.md#${r.alert.toLowerCase()}`);
       expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
+      const section = read('docs/runbook.md').split(`## ${r.alert}\n`)[1]!.split('\n## ')[0]!;
+      expect(section).toMatch(/\*\*Fires:\*\* .+\*\*Resolves:\*\* /s);
       if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
-      expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
+      expect(r.keep_firing_for).toBeUndefined(); // an alert resolves when its fault clears
     },
   );
 });
@@ -92,6 +126,9 @@ describe('alert rules', () => {
  */
 const SERIES_LABELS = new Map<string, readonly string[]>([...Object.values(M).map((d) => [d.name, d.labels] as const), ['up', []]]);
 function branchLabels(r: Rule): Set<string>[] {
+  // A recorded series carries the labels its level names (network_target: network and target), no scrape labels.
+  const recorded = /^([a-z_]+):[a-z_]+:[a-z_]+ /.exec(r.expr);
+  if (recorded) return [new Set([...recorded[1]!.split('_'), 'alertname', ...Object.keys(r.labels)])];
   if (
     /\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)
   ) {
@@ -205,8 +242,11 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
       ],
       equal: ['target'],
     });
+    // Cross-node alerts come from recording rules over every exporter: another shard or replica
+    // still answers for them, so an exporter down does not mute them.
     expect(muted('DatanodeExporterDown')).toEqual({
       alerts: rules
+        .filter((r) => !/^[a-z_]+:/.test(r.expr))
         .map((r) => r.alert)
         .filter((a) => a !== 'DatanodeExporterDown')
         .sort(),

@@ -43,7 +43,7 @@ describe('facts by key', () => {
     await waitFor(() => target.runner('core_stub')!.state.runs > 0);
     const view = target.view();
     expect(view.healthy).toBe(true);
-    expect(view.facts).toEqual({ chainId: 'stub-chain', appVersion: 'v9', height: 7n });
+    expect(view.facts).toEqual({ chainId: 'stub-chain', height: 7n });
     expect([...ex.networks.keys()]).toEqual(['stub-chain']);
   });
 });
