@@ -127,10 +127,10 @@ export const LAYOUTS: Layout[] = [
 ];
 
 /** One series' values over the timeline: a value, `stale` where it stops, `_` while absent. */
-function values(v: (t: number) => number | undefined): string {
+export function values(v: (t: number) => number | undefined, minutes = MINUTES): string {
   const out: string[] = [];
   let before = false;
-  for (let t = 0; t < MINUTES; t++) {
+  for (let t = 0; t < minutes; t++) {
     const x = v(t);
     out.push(x !== undefined ? String(x) : before ? 'stale' : '_');
     before = x !== undefined;

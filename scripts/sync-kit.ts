@@ -1,13 +1,15 @@
 /**
  * Writes the runbook URLs of the shipped rules and their unit tests (scripts/runbook.ts), and the
- * generated cross-node rule tests (scripts/fleet-tests.ts). The Helm
+ * generated rule tests (scripts/fleet-tests.ts, resolve-tests.ts). The Helm
  * chart reads the same files through symbolic links (helm/datanode-exporter/files), so nothing is copied.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderFleetTests } from './fleet-tests.js';
+import { renderResolveTests } from './resolve-tests.js';
 import { withRunbookBase } from './runbook.js';
 
 for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) writeFileSync(f, withRunbookBase(readFileSync(f, 'utf8')));
 console.log('runbook URLs written');
 writeFileSync('prometheus/fleet.test.yml', renderFleetTests());
-console.log('wrote prometheus/fleet.test.yml');
+writeFileSync('prometheus/resolve.test.yml', renderResolveTests());
+console.log('wrote prometheus/fleet.test.yml and resolve.test.yml');

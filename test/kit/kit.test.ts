@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
-import { renderFleetTests } from '../../scripts/fleet-tests.js';
+import { FLEET_EXPECTED, renderFleetTests } from '../../scripts/fleet-tests.js';
+import { RESOLVE_CASES, renderResolveTests } from '../../scripts/resolve-tests.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
@@ -24,7 +25,7 @@ type Recording = { record: string; expr: string };
 const ruleGroups = (parseYaml(read('prometheus/alerts.yml')) as { groups: { name: string; rules: (Rule | Recording)[] }[] }).groups;
 const rules = ruleGroups.flatMap((g) => g.rules).filter((r): r is Rule => 'alert' in r);
 const records = ruleGroups.flatMap((g) => g.rules).filter((r): r is Recording => 'record' in r);
-const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml'];
+const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml', 'prometheus/resolve.test.yml'];
 
 function tool(cmd: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -64,8 +65,22 @@ describe('alert rules', () => {
     expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
   });
 
-  it('prometheus/fleet.test.yml is generated from scripts/fleet-tests.ts (npm run kit:sync)', () => {
+  it('prometheus/fleet.test.yml and resolve.test.yml are generated from scripts/fleet-tests.ts and resolve-tests.ts (npm run kit:sync)', () => {
     expect(read('prometheus/fleet.test.yml')).toBe(renderFleetTests());
+    expect(read('prometheus/resolve.test.yml')).toBe(renderResolveTests());
+  });
+
+  it('every alert has a test of when it fires and when it resolves', () => {
+    const resolved = (at: { alert: string; firing: unknown[] }[]) =>
+      at.filter((e) => e.firing.length === 0 && at.some((f) => f.alert === e.alert && f.firing.length > 0)).map((e) => e.alert);
+    const covered = new Set([...RESOLVE_CASES.map((c) => c.alert), ...resolved(FLEET_EXPECTED)]);
+    expect([...covered].sort()).toEqual(rules.map((r) => r.alert).sort());
+    for (const c of RESOLVE_CASES) {
+      const rule = rules.find((r) => r.alert === c.alert)!;
+      const forMinutes = rule.for ? Number(/^(\d+)m$/.exec(rule.for)![1]) : 0;
+      // Fires its for after the fault starts (the first minute the expression holds), not later.
+      expect(c.fires - forMinutes, c.alert).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it('recording rules are named level:metric:operations and count a node reported by several exporters once', () => {
