@@ -11,6 +11,7 @@ import { SeriesStore, type StoreKey } from './engine/store.js';
 import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
+import { apiSli } from './fleet/api-sli.js';
 import { PacerRegistry } from './http/pace.js';
 import { Limiter } from './engine/limiter.js';
 import type { Logger } from './logger.js';
@@ -51,9 +52,11 @@ export class Exporter {
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
+    const sli = apiSli();
     this.exposition = new Exposition(this.store, catalogue, {
       build: BUILD,
       seriesCount: () => this.store.seriesCount(),
+      extra: [sli],
       onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
     });
     this.applyLimits(config);
@@ -64,6 +67,7 @@ export class Exporter {
       collectors,
       pacers: new PacerRegistry(),
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
+      apiSli: sli,
       ...(now ? { now } : {}),
     };
     this.fleet = new Fleet(this.ctx);
