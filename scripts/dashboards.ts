@@ -3,6 +3,7 @@
  * `npm run dashboards`. Tests check the JSON files are current and fit Grafana's schema
  * (test/kit/dashboards.test.ts); the end-to-end test runs every panel's query against a real Prometheus.
  */
+import { sloPanel } from './slo.js';
 /** A threshold step: from `value` up (the first step is the base, value null), values take `color`. */
 export interface Step {
   color: string;
@@ -63,6 +64,7 @@ const T = 'job=~"$job", instance=~"$instance", target=~"$target"';
 const N = 'job=~"$job", instance=~"$instance", network=~"$network"';
 /** Recording rules (prometheus/alerts.yml) span every exporter: filtered by data node and network only. */
 const R = 'target=~"$target", network=~"$network"';
+const SLO_PANEL = sloPanel();
 /** Scrape labels only: for per-target series joined to their network (vega_target_network_info). */
 const J = 'job=~"$job", instance=~"$instance"';
 
@@ -231,6 +233,14 @@ export const DASHBOARDS: Dashboard[] = [
           "Blocks each target's core trails the highest answering node of its network, over every exporter (network_target:vega_block_height_lag_blocks:max); alert above 150.",
         thresholds: LAG_BLOCKS.thresholds,
         exprs: [{ expr: `max by (target) (network_target:vega_block_height_lag_blocks:max{${R}})`, legend: '{{target}}' }],
+      },
+      {
+        // Generated from prometheus/slos.yml, as the SLO rules and alerts are (scripts/slo.ts).
+        title: SLO_PANEL.title,
+        type: 'timeseries',
+        unit: 'percentunit',
+        description: SLO_PANEL.description,
+        exprs: [{ expr: SLO_PANEL.expr, legend: '{{target}} {{class}} {{slo}}' }],
       },
       {
         title: 'Data-node lag behind core',

@@ -15,6 +15,7 @@ import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashbo
 import { RUNBOOK_BASE_URL, runbookUrl, withRunbookBase } from '../../scripts/runbook.js';
 import { FLEET_EXPECTED, renderFleetTests } from '../../scripts/fleet-tests.js';
 import { RESOLVE_CASES, renderResolveTests } from '../../scripts/resolve-tests.js';
+import { SLO_DEFINITION, renderSloTests, sloGroups, sloPanel, withSloRules } from '../../scripts/slo.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
@@ -25,7 +26,7 @@ type Recording = { record: string; expr: string };
 const ruleGroups = (parseYaml(read('prometheus/alerts.yml')) as { groups: { name: string; rules: (Rule | Recording)[] }[] }).groups;
 const rules = ruleGroups.flatMap((g) => g.rules).filter((r): r is Rule => 'alert' in r);
 const records = ruleGroups.flatMap((g) => g.rules).filter((r): r is Recording => 'record' in r);
-const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml', 'prometheus/resolve.test.yml'];
+const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml', 'prometheus/resolve.test.yml', 'prometheus/slo.test.yml'];
 
 function tool(cmd: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -38,7 +39,7 @@ describe('alert rules', () => {
   it('promtool check rules passes', () => {
     const r = tool('promtool', ['check', 'rules', 'prometheus/alerts.yml']);
     expect(r.out).toMatch(new RegExp(`SUCCESS: ${rules.length + records.length} rules found`));
-    expect(rules.length).toBe(24);
+    expect(rules.length).toBe(24 + 2 * SLO_DEFINITION.slos.length); // a page and a ticket per SLO
     expect(r.status).toBe(0);
   });
 
@@ -56,25 +57,45 @@ describe('alert rules', () => {
     expect(r.out).not.toMatch(/FAILED/);
     expect(r.out.match(/SUCCESS/g)).toHaveLength(RULE_TESTS.length);
     expect(r.status).toBe(0);
-    type Tests = { tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[] };
-    const fired = new Set(
-      RULE_TESTS.flatMap((f) => (parseYaml(read(f)) as Tests).tests).flatMap((t) =>
-        (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname),
+    type Tests = {
+      tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[]; promql_expr_test?: { expr: string; exp_samples: unknown[] }[] }[];
+    };
+    const all = RULE_TESTS.flatMap((f) => (parseYaml(read(f)) as Tests).tests);
+    const fired = new Set([
+      ...all.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)),
+      // Or read from ALERTS: an expected firing sample of the alert.
+      ...all.flatMap((t) =>
+        (t.promql_expr_test ?? [])
+          .filter((p) => p.exp_samples.length > 0)
+          .flatMap((p) => /^ALERTS\{alertname="(\w+)",alertstate="firing"/.exec(p.expr)?.slice(1) ?? []),
       ),
-    );
-    expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
+    ]);
+    expect([...fired].sort()).toEqual([...new Set(rules.map((r) => r.alert))].sort());
   });
 
-  it('prometheus/fleet.test.yml and resolve.test.yml are generated from scripts/fleet-tests.ts and resolve-tests.ts (npm run kit:sync)', () => {
+  it('the generated rules and tests match their sources (npm run kit:sync)', () => {
     expect(read('prometheus/fleet.test.yml')).toBe(renderFleetTests());
     expect(read('prometheus/resolve.test.yml')).toBe(renderResolveTests());
+    expect(read('prometheus/alerts.yml')).toBe(withSloRules(read('prometheus/alerts.yml')));
+    expect(read('prometheus/slo.test.yml')).toBe(renderSloTests());
+  });
+
+  it('the SLO rules, alerts and panel come from prometheus/slos.yml: change an objective, and they follow', () => {
+    const def = structuredClone(SLO_DEFINITION);
+    def.slos[0]!.objective = 0.999;
+    const text = JSON.stringify(sloGroups(def));
+    expect(text).toContain(' / 0.001'); // the budget left
+    expect(text).toContain(' > 0.0144 and '); // 14.4 budgets an hour and 5 minutes
+    expect(text).not.toContain(' / 0.005');
+    expect(sloPanel(def).description).toContain('99.9%');
+    for (const s of SLO_DEFINITION.slos) expect(rules.filter((r) => r.alert === s.alert).map((r) => r.labels.severity)).toEqual(['critical', 'warning']);
   });
 
   it('every alert has a test of when it fires and when it resolves', () => {
     const resolved = (at: { alert: string; firing: unknown[] }[]) =>
       at.filter((e) => e.firing.length === 0 && at.some((f) => f.alert === e.alert && f.firing.length > 0)).map((e) => e.alert);
-    const covered = new Set([...RESOLVE_CASES.map((c) => c.alert), ...resolved(FLEET_EXPECTED)]);
-    expect([...covered].sort()).toEqual(rules.map((r) => r.alert).sort());
+    const covered = new Set([...RESOLVE_CASES.map((c) => c.alert), ...resolved(FLEET_EXPECTED), ...SLO_DEFINITION.slos.map((s) => s.alert)]);
+    expect([...covered].sort()).toEqual([...new Set(rules.map((r) => r.alert))].sort());
     for (const c of RESOLVE_CASES) {
       const rule = rules.find((r) => r.alert === c.alert)!;
       const forMinutes = rule.for ? Number(/^(\d+)m$/.exec(rule.for)![1]) : 0;
@@ -86,10 +107,10 @@ describe('alert rules', () => {
   it('recording rules are named level:metric:operations and count a node reported by several exporters once', () => {
     expect(records.length).toBeGreaterThan(0);
     for (const r of records) {
-      expect(r.record).toMatch(/^[a-z_]+:[a-z_]+:[a-z_]+$/);
+      expect(r.record).toMatch(/^[a-z_]+:[a-z_]+:[a-z_0-9]+$/);
       // The level names the labels kept: every other label (job, instance) is aggregated away.
       const level = r.record.split(':')[0]!;
-      const by = /^(?:max|min|sum|count|quantile|count_values) by \(([^)]*)\)(?: \("([a-z_]+)")?/.exec(r.expr);
+      const by = /\b(?:max|min|sum|count|quantile|count_values) by \(([^)]*)\)(?: \("([a-z_]+)")?/.exec(r.expr);
       if (by) expect([...by[1]!.split(', '), ...(by[2] ? [by[2]] : [])].join('_'), r.record).toBe(level);
       else expect(r.expr, r.record).toMatch(new RegExp(`^[a-z_]+:[a-z_]+:[a-z_]+ - on \\(network\\) group_right \\(\\) ${level}:`));
       // Raw per-exporter series are first reduced per node with max, never summed.
@@ -142,7 +163,7 @@ describe('alert rules', () => {
 const SERIES_LABELS = new Map<string, readonly string[]>([...Object.values(M).map((d) => [d.name, d.labels] as const), ['up', []]]);
 function branchLabels(r: Rule): Set<string>[] {
   // A recorded series carries the labels its level names (network_target: network and target), no scrape labels.
-  const recorded = /^([a-z_]+):[a-z_]+:[a-z_]+ /.exec(r.expr);
+  const recorded = /^([a-z_]+):[a-z_]+:[a-z_0-9]+[{ ]/.exec(r.expr);
   if (recorded) return [new Set([...recorded[1]!.split('_'), 'alertname', ...Object.keys(r.labels)])];
   if (
     /\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)
@@ -479,6 +500,7 @@ describe('YAML lint', () => {
       'prometheus/alerts.yml',
       'prometheus/alerts.test.yml',
       'prometheus/alertmanager.yml',
+      'prometheus/slos.yml',
       'helm/datanode-exporter/Chart.yaml',
       'helm/datanode-exporter/values.yaml',
     ];
