@@ -266,6 +266,8 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
     };
     expect(muted('VegaDataNodeDown')).toEqual({
       alerts: [
+        'VegaApiAvailabilityBudgetBurn',
+        'VegaApiLatencyBudgetBurn',
         'VegaBlockHeightStalled',
         'VegaBlockTimeStale',
         'VegaCollectorFailing',
