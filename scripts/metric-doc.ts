@@ -9,7 +9,7 @@ import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
 const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
-  { title: 'fleet signals (computed across targets after each statistics and consistency poll)', metrics: Object.values(FLEET) },
+  { title: 'fleet (what each target contributes to the cross-node recording rules, docs/fleet.md)', metrics: Object.values(FLEET) },
   { title: 'the exporter itself', metrics: Object.values(SELF) },
 ];
 
