@@ -67,9 +67,7 @@ export async function produceGolden(): Promise<string> {
       orders: { interval: '24h', ids: [net.orders[0]!.id, `${net.orders[1]!.id}@1`] },
     },
   });
-  // A frozen monotonic clock too: the fleet paces its reconciles by their measured cost, which on a
-  // busy machine would defer the fleet signals past the scrape below; frozen, every poll reconciles.
-  const exporter = new Exporter(config, createLogger('silent'), undefined, COLLECTORS, () => 0);
+  const exporter = new Exporter(config, createLogger('silent'), undefined, COLLECTORS);
   try {
     const url = await exporter.start('127.0.0.1:0');
     // Until every first poll has ended (an event; the bound only stops a hang).

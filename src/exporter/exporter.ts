@@ -47,8 +47,6 @@ export class Exporter {
     /** Re-reads the configuration for SIGHUP and POST /-/reload; throws ConfigError when invalid. */
     private readonly loadConfig?: () => Config,
     collectors: readonly AnyCollectorModule[] = COLLECTORS,
-    /** Monotonic milliseconds for the fleet's pacing (performance.now); a frozen clock makes polls reconcile at once. */
-    now?: () => number,
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
@@ -68,7 +66,6 @@ export class Exporter {
       pacers: new PacerRegistry(),
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
       apiSli: sli,
-      ...(now ? { now } : {}),
     };
     this.fleet = new Fleet(this.ctx);
     this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));

@@ -23,8 +23,6 @@ export interface RuntimeContext {
   firstPolls?: Limiter;
   /** Each request's outcome and duration, for the API's service levels. */
   apiSli?: ApiSli;
-  /** Milliseconds on a monotonic clock, for pacing work by its own cost (performance.now unless the exporter is given one). */
-  now?: () => number;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */
