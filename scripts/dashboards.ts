@@ -235,6 +235,14 @@ export const DASHBOARDS: Dashboard[] = [
         exprs: [{ expr: `max by (target) (network_target:vega_block_height_lag_blocks:max{${R}})`, legend: '{{target}}' }],
       },
       {
+        title: 'Answering nodes per network',
+        type: 'timeseries',
+        unit: 'short',
+        description:
+          'Nodes of each network whose last statistics poll succeeded, each counted once however many exporters (shards, replicas) watch it (network:vega_healthy_targets:sum).',
+        exprs: [{ expr: 'max by (network) (network:vega_healthy_targets:sum{network=~"$network"})', legend: '{{network}}' }],
+      },
+      {
         // Generated from prometheus/slos.yml, as the SLO rules and alerts are (scripts/slo.ts).
         title: SLO_PANEL.title,
         type: 'timeseries',
