@@ -6,7 +6,7 @@
  * the file; test/kit fails when it drifts from this one.
  */
 import { stringify } from 'yaml';
-import { RUNBOOK_BASE_URL } from './runbook.js';
+import { runbookUrl } from './runbook.js';
 
 const MINUTES = 45;
 const NETWORK = 'main';
@@ -77,7 +77,7 @@ const annotations = {
 type Expected = { at: number; alert: string; firing: { labels: Record<string, string>; annotations: Record<string, string> }[] };
 const alert = (alertname: string, severity: string, target: string, a: Record<string, string>, scope: Record<string, string> = { network: NETWORK }) => ({
   labels: { severity, target, ...scope },
-  annotations: { ...a, runbook_url: `${RUNBOOK_BASE_URL}/docs/runbook.md#${alertname.toLowerCase()}` },
+  annotations: { ...a, runbook_url: runbookUrl(alertname) },
 });
 
 /** What every layout must give: fired after its `for`, resolved at the first evaluation after the fault clears. */

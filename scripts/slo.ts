@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { API_SLI_BUCKETS } from '../src/exporter/fleet/api-sli.js';
-import { RUNBOOK_BASE_URL } from './runbook.js';
+import { runbookUrl } from './runbook.js';
 
 const selector = z.string().regex(/^[a-z_:]+(\{[^}]*\})?$/, 'a metric name with optional label matchers');
 const sloSchema = z
@@ -85,7 +85,7 @@ export function sloGroups(def = SLO_DEFINITION): object[] {
         annotations: {
           summary: `{{ $labels.target }} ({{ $labels.class }} requests) burns its ${s.name} error budget ${severity === 'critical' ? 'fast' : 'steadily'}`,
           description: `The ${s.name} objective (${pct(s.objective)} of ${s.meaning}, over ${def.period}) is being spent at least ${pairs.at(-1)!.factor} times as fast as it allows (${windows}): at this rate the budget lasts ${severity === 'critical' ? 'days' : 'weeks'}, not ${def.period}.`,
-          runbook_url: `${RUNBOOK_BASE_URL}/docs/runbook.md#${s.alert.toLowerCase()}`,
+          runbook_url: runbookUrl(s.alert),
         },
       };
     });
