@@ -3,6 +3,7 @@
  * `npm run dashboards`. Tests check the JSON files are current and fit Grafana's schema
  * (test/kit/dashboards.test.ts); the end-to-end test runs every panel's query against a real Prometheus.
  */
+import { sloPanel } from './slo.js';
 /** A threshold step: from `value` up (the first step is the base, value null), values take `color`. */
 export interface Step {
   color: string;
@@ -61,6 +62,9 @@ export interface Dashboard {
 
 const T = 'job=~"$job", instance=~"$instance", target=~"$target"';
 const N = 'job=~"$job", instance=~"$instance", network=~"$network"';
+/** Recording rules (prometheus/alerts.yml) span every exporter: filtered by data node and network only. */
+const R = 'target=~"$target", network=~"$network"';
+const SLO_PANEL = sloPanel();
 /** Scrape labels only: for per-target series joined to their network (vega_target_network_info). */
 const J = 'job=~"$job", instance=~"$instance"';
 
@@ -157,12 +161,17 @@ export const DASHBOARDS: Dashboard[] = [
         title: 'Chain or version disagreement',
         type: 'stat',
         unit: 'short',
-        description: "Targets whose chain id, core version or data node's own version (GET /api/v2/info) differs from the majority of their group or network.",
+        description:
+          "Targets whose chain id, core version or data node's own version (GET /api/v2/info) differs from the majority of their group or network (recording rules over every exporter).",
         display: NONE_GOOD,
         exprs: [
-          { expr: `count(max by (target) (vega_fleet_chain_id_mismatch{${T}}) == 1) or vector(0)`, legend: 'chain id', instant: true },
-          { expr: `count(max by (target) (vega_fleet_version_mismatch{${T}}) == 1) or vector(0)`, legend: 'version', instant: true },
-          { expr: `count(max by (target) (vega_fleet_datanode_version_mismatch{${T}}) == 1) or vector(0)`, legend: 'data-node version', instant: true },
+          { expr: `count(max by (target) (group_target:vega_chain_id_mismatch:bool{target=~"$target"}) == 1) or vector(0)`, legend: 'chain id', instant: true },
+          { expr: `count(max by (target) (network_target:vega_version_mismatch:bool{${R}}) == 1) or vector(0)`, legend: 'version', instant: true },
+          {
+            expr: `count(max by (target) (network_target:vega_datanode_version_mismatch:bool{${R}}) == 1) or vector(0)`,
+            legend: 'data-node version',
+            instant: true,
+          },
         ],
         w: 6,
         h: 5,
@@ -171,9 +180,10 @@ export const DASHBOARDS: Dashboard[] = [
         title: 'Data disagreement',
         type: 'stat',
         unit: 'short',
-        description: 'Targets whose view of network data (market set, latest key rotation) differs from the majority at about the same height.',
+        description:
+          'Targets whose view of network data (market set, latest key rotation) differs from the majority at about the same height (network_target:vega_data_agreement:bool).',
         display: NONE_GOOD,
-        exprs: [{ expr: `count(min by (target) (vega_fleet_data_agreement{${T}}) == 0) or vector(0)`, legend: 'disagreeing', instant: true }],
+        exprs: [{ expr: `count(min by (target) (network_target:vega_data_agreement:bool{${R}}) == 0) or vector(0)`, legend: 'disagreeing', instant: true }],
         w: 6,
         h: 5,
       },
@@ -206,7 +216,7 @@ export const DASHBOARDS: Dashboard[] = [
         exprs: [
           { expr: `max by (target) (vega_up{${T}})`, legend: 'up', instant: true, display: UP },
           { expr: `max by (target) (vega_block_height{${T}})`, legend: 'height', instant: true },
-          { expr: `max by (target) (vega_fleet_block_height_lag_blocks{${T}})`, legend: 'behind fleet', instant: true, display: LAG_BLOCKS },
+          { expr: `max by (target) (network_target:vega_block_height_lag_blocks:max{${R}})`, legend: 'behind fleet', instant: true, display: LAG_BLOCKS },
           { expr: `max by (target) (vega_datanode_lag_blocks{${T}})`, legend: 'data-node lag', instant: true, display: LAG_BLOCKS },
           { expr: `max by (target) (vega_peers{${T}})`, legend: 'peers', instant: true, display: PEERS },
           { expr: `max by (target) (vega_block_time_staleness_seconds{${T}})`, legend: 'staleness', instant: true, display: STALENESS, unit: 's' },
@@ -219,9 +229,26 @@ export const DASHBOARDS: Dashboard[] = [
         title: 'Block height behind the fleet',
         type: 'timeseries',
         unit: 'short',
-        description: "Blocks each target's core trails the highest healthy node of its network (vega_fleet_block_height_lag_blocks); alert above 150.",
+        description:
+          "Blocks each target's core trails the highest answering node of its network, over every exporter (network_target:vega_block_height_lag_blocks:max); alert above 150.",
         thresholds: LAG_BLOCKS.thresholds,
-        exprs: [{ expr: `max by (target) (vega_fleet_block_height_lag_blocks{${T}})`, legend: '{{target}}' }],
+        exprs: [{ expr: `max by (target) (network_target:vega_block_height_lag_blocks:max{${R}})`, legend: '{{target}}' }],
+      },
+      {
+        title: 'Answering nodes per network',
+        type: 'timeseries',
+        unit: 'short',
+        description:
+          'Nodes of each network whose last statistics poll succeeded, each counted once however many exporters (shards, replicas) watch it (network:vega_healthy_targets:sum).',
+        exprs: [{ expr: 'max by (network) (network:vega_healthy_targets:sum{network=~"$network"})', legend: '{{network}}' }],
+      },
+      {
+        // Generated from prometheus/slos.yml, as the SLO rules and alerts are (scripts/slo.ts).
+        title: SLO_PANEL.title,
+        type: 'timeseries',
+        unit: 'percentunit',
+        description: SLO_PANEL.description,
+        exprs: [{ expr: SLO_PANEL.expr, legend: '{{target}} {{class}} {{slo}}' }],
       },
       {
         title: 'Data-node lag behind core',

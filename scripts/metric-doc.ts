@@ -1,4 +1,5 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
+import { API_SLI_BUCKETS, API_SLI_CLASSES, API_SLI_HELP, API_SLI_NAME, API_SLI_OUTCOMES } from '../src/exporter/fleet/api-sli.js';
 import type { AnyCollectorModule } from '../src/exporter/engine/define.js';
 import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
 import type { MetricDef } from '../src/exporter/engine/metric.js';
@@ -8,7 +9,7 @@ import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
 const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
-  { title: 'fleet signals (computed across targets after each statistics and consistency poll)', metrics: Object.values(FLEET) },
+  { title: 'fleet (what each target contributes to the cross-node recording rules, docs/fleet.md)', metrics: Object.values(FLEET) },
   { title: 'the exporter itself', metrics: Object.values(SELF) },
 ];
 
@@ -53,6 +54,14 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '`nodejs_active_*_total` gauges (a gauge named `_total` fails promtool), whose per-type twins remain; plus',
     '`datanode_exporter_build_info{version,revision,branch,nodejs_version}` and `datanode_exporter_series` (series served).',
     'They are sampled when the body is rendered: after each change, at most once a second.',
+    '',
+    '## Service levels of the API',
+    '',
+    `\`${API_SLI_NAME}{target,class,outcome}\` (histogram, seconds): ${API_SLI_HELP.replace(/ Source: .*$/, '')}`,
+    `Buckets (\`le\`): ${API_SLI_BUCKETS.join(', ')}, +Inf. Series: ${API_SLI_CLASSES.length * API_SLI_OUTCOMES.length * (API_SLI_BUCKETS.length + 3)} per target at most`,
+    `(${API_SLI_CLASSES.length} classes × ${API_SLI_OUTCOMES.length} outcomes × ${API_SLI_BUCKETS.length + 1} buckets, \`_sum\` and \`_count\`), made when first observed and`,
+    "removed with the target. Requests of every collector count, a network-scoped one's on the node that answered. The",
+    'objectives on it, their recording rules, burn-rate alerts and dashboard panel are generated from `prometheus/slos.yml`.',
     '',
   );
   out.push(...renderCoverage());

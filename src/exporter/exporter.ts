@@ -11,6 +11,7 @@ import { SeriesStore, type StoreKey } from './engine/store.js';
 import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
+import { apiSli } from './fleet/api-sli.js';
 import { PacerRegistry } from './http/pace.js';
 import { Limiter } from './engine/limiter.js';
 import type { Logger } from './logger.js';
@@ -67,14 +68,14 @@ export class Exporter {
     /** Re-reads the configuration for SIGHUP and POST /-/reload; throws ConfigError when invalid. */
     private readonly loadConfig?: () => Config,
     collectors: readonly AnyCollectorModule[] = COLLECTORS,
-    /** Monotonic milliseconds for the fleet's pacing (performance.now); a frozen clock makes polls reconcile at once. */
-    now?: () => number,
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
+    const sli = apiSli();
     this.exposition = new Exposition(this.store, catalogue, {
       build: BUILD,
       seriesCount: () => this.store.seriesCount(),
+      extra: [sli],
       onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
     });
     this.applyLimits(config);
@@ -85,7 +86,7 @@ export class Exporter {
       collectors,
       pacers: new PacerRegistry(),
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
-      ...(now ? { now } : {}),
+      apiSli: sli,
     };
     this.startedWith = config;
     this.fleet = new Fleet(this.ctx);

@@ -357,3 +357,29 @@ describe('the HTTP face', () => {
 
 // Keep the helper referenced for readers: RFC3339 formatting is shared with the simulator.
 void formatRfc3339Nano;
+
+describe("service levels of the data node's API", () => {
+  it('each request counted by endpoint class and outcome, with its duration; a 503 is an error, a slow answer lands above 1 s', async () => {
+    const s = await sim({ seed: 31, now: new ManualClock().now, faults: { endpoints: { statistics: { latencyMs: 1100 }, networkhistory: { error: 503 } } } });
+    // Statistics polled every 5 s: an answer 1.1 s late is well within its deadline.
+    const e = await exporter(s.url, { collectors: { ...FAST.collectors, statistics: { interval: '5s', max_age: '15s' } } }, 'silent');
+    const H = 'datanode_exporter_upstream_request_duration_seconds';
+    const at = (m: Scrape, series: string, labels: Record<string, string>): number => m.value(`${H}${series}`, { target: 'node1', ...labels }) ?? 0;
+    const requests = (m: Scrape, endpoint: string, status: string): number =>
+      m.value('datanode_exporter_upstream_requests_total', { target: 'node1', endpoint, status }) ?? 0;
+    await waitFor(async () => {
+      const m = await scrape(e.url);
+      return requests(m, 'statistics', '200') > 0 && requests(m, 'networkhistory', '503') > 0 && requests(m, 'rotations', '200') > 0;
+    }, 10_000);
+    const m = await scrape(e.url);
+    const n = (endpoint: string, status: string): number => requests(m, endpoint, status);
+    // The histogram is observed as each answer ends, the counter applied when the poll ends: never behind it.
+    expect(at(m, '_count', { class: 'single', outcome: 'error' })).toBeGreaterThanOrEqual(n('networkhistory', '503'));
+    expect(at(m, '_count', { class: 'list', outcome: 'success' })).toBeGreaterThanOrEqual(n('rotations', '200'));
+    // Every statistics answer is 1.1 s late: each lies above the 1 s bucket.
+    const single = { class: 'single', outcome: 'success' };
+    expect(at(m, '_count', single) - at(m, '_bucket', { ...single, le: '1' })).toBeGreaterThanOrEqual(n('statistics', '200'));
+    expect(at(m, '_bucket', { ...single, le: '+Inf' })).toBe(at(m, '_count', single));
+    expect(at(m, '_sum', single)).toBeGreaterThanOrEqual(1.1 * n('statistics', '200'));
+  });
+});

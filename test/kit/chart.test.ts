@@ -389,8 +389,10 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
       const urls = m
         .one('PrometheusRule')
         .spec!.groups!.flatMap((g) => g.rules)
+        .filter((r) => r.alert)
         .map((r) => r.annotations?.runbook_url);
       expect(urls).toContain('https://docs.example/dne/runbook.md#datanodeexporterdown');
+      expect(urls.every((u) => u?.startsWith('https://docs.example/dne/runbook.md#'))).toBe(true);
     },
   ],
   [
@@ -400,8 +402,10 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
       const urls = m
         .one('PrometheusRule')
         .spec!.groups!.flatMap((g) => g.rules)
+        .filter((r) => r.alert)
         .map((r) => r.annotations?.runbook_url);
       expect(urls).toContain('https://mon.default.svc:9100/runbook#vegadatanodedown');
+      expect(urls.every((u) => u?.startsWith('https://mon.default.svc:9100/runbook#'))).toBe(true);
     },
   ],
   [
@@ -711,7 +715,8 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
       const pr = m.one('PrometheusRule');
       expect([pr.metadata.namespace, pr.metadata.labels?.release]).toEqual(['monitoring', 'kps']);
       // The runbook link still names the Service in the release's namespace.
-      expect(pr.spec!.groups![0]!.rules[0]!.annotations?.runbook_url).toMatch(/^http:\/\/release-name-datanode-exporter\.default\.svc:19308\/runbook#/);
+      const alert = pr.spec!.groups!.flatMap((g) => g.rules).find((r) => r.alert);
+      expect(alert?.annotations?.runbook_url).toMatch(/^http:\/\/release-name-datanode-exporter\.default\.svc:19308\/runbook#/);
     },
   ],
   [

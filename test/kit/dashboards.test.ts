@@ -156,17 +156,24 @@ describe('stat and state panels say what is good and bad', () => {
 });
 
 describe('every panel is filtered by its variables', () => {
-  it.each(FILES)('%s: each selector by job and exporter, each query by data node or network, only variables the dashboard has', (f) => {
-    const d = load(f) as { templating: { list: { name: string }[] }; panels: { title: string; targets: { expr: string }[] }[] };
-    const vars = new Set(d.templating.list.map((v) => v.name));
-    for (const p of d.panels) {
-      for (const { expr } of p.targets) {
-        const selectors = [...expr.matchAll(/[a-z_:]+\{([^}]*)\}/g)].map((m) => m[1]!);
-        expect(selectors.length, `${p.title}: ${expr}`).toBeGreaterThan(0);
-        for (const s of selectors) expect(s, `${p.title}: ${expr}`).toMatch(/^job=~"\$job", instance=~"\$instance"/);
-        expect(/\$(target|network)\b/.test(expr), `${p.title}: ${expr}`).toBe(true);
-        for (const [, v] of expr.matchAll(/\$(\w+)/g)) if (v !== '__rate_interval') expect(vars, `${p.title}: $${v}`).toContain(v);
+  it.each(FILES)(
+    '%s: each selector by job and exporter (a recording rule by data node or network), each query by data node or network, only variables the dashboard has',
+    (f) => {
+      const d = load(f) as { templating: { list: { name: string }[] }; panels: { title: string; targets: { expr: string }[] }[] };
+      const vars = new Set(d.templating.list.map((v) => v.name));
+      for (const p of d.panels) {
+        for (const { expr } of p.targets) {
+          const selectors = [...expr.matchAll(/([a-z_:]+)\{([^}]*)\}/g)].map((m) => [m[1]!, m[2]!] as const);
+          expect(selectors.length, `${p.title}: ${expr}`).toBeGreaterThan(0);
+          for (const [name, s] of selectors) {
+            // Recording rules (level:metric:operations) aggregate every exporter: no scrape labels to filter by.
+            if (name.includes(':')) expect(s, `${p.title}: ${expr}`).toMatch(/^(target|network|group)=~"\$(target|network)"/);
+            else expect(s, `${p.title}: ${expr}`).toMatch(/^job=~"\$job", instance=~"\$instance"/);
+          }
+          expect(/\$(target|network)\b/.test(expr), `${p.title}: ${expr}`).toBe(true);
+          for (const [, v] of expr.matchAll(/\$(\w+)/g)) if (v !== '__rate_interval') expect(vars, `${p.title}: $${v}`).toContain(v);
+        }
       }
-    }
-  });
+    },
+  );
 });

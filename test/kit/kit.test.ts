@@ -13,13 +13,20 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DASHBOARDS, dashboardFile, renderDashboard } from '../../scripts/dashboards.js';
 import { RUNBOOK_URL, runbookUrl, withRunbookUrl } from '../../scripts/runbook.js';
+import { FLEET_EXPECTED, renderFleetTests } from '../../scripts/fleet-tests.js';
+import { RESOLVE_CASES, renderResolveTests } from '../../scripts/resolve-tests.js';
+import { SLO_DEFINITION, renderSloTests, sloGroups, sloPanel, withSloRules } from '../../scripts/slo.js';
 import { launchSettings } from '../helpers/launch.js';
 import { M } from '../helpers/metrics.js';
 import { loadConfig, parseCli } from '../../src/exporter/config/load.js';
 
 const read = (p: string): string => readFileSync(p, 'utf8');
 type Rule = { alert: string; expr: string; for?: string; keep_firing_for?: string; labels: Record<string, string>; annotations: Record<string, string> };
-const rules = (parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+type Recording = { record: string; expr: string };
+const ruleGroups = (parseYaml(read('prometheus/alerts.yml')) as { groups: { name: string; rules: (Rule | Recording)[] }[] }).groups;
+const rules = ruleGroups.flatMap((g) => g.rules).filter((r): r is Rule => 'alert' in r);
+const records = ruleGroups.flatMap((g) => g.rules).filter((r): r is Recording => 'record' in r);
+const RULE_TESTS = ['prometheus/alerts.test.yml', 'prometheus/fleet.test.yml', 'prometheus/resolve.test.yml', 'prometheus/slo.test.yml'];
 
 function tool(cmd: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -31,7 +38,8 @@ function tool(cmd: string, args: string[]): { status: number | null; out: string
 describe('alert rules', () => {
   it('promtool check rules passes', () => {
     const r = tool('promtool', ['check', 'rules', 'prometheus/alerts.yml']);
-    expect(r.out).toMatch(/SUCCESS: 24 rules found/);
+    expect(r.out).toMatch(new RegExp(`SUCCESS: ${rules.length + records.length} rules found`));
+    expect(rules.length).toBe(24 + 2 * SLO_DEFINITION.slos.length); // a page and a ticket per SLO
     expect(r.status).toBe(0);
   });
 
@@ -45,16 +53,76 @@ describe('alert rules', () => {
   });
 
   it('promtool test rules passes, with a test for every alert', () => {
-    const r = tool('promtool', ['test', 'rules', 'prometheus/alerts.test.yml']);
-    expect(r.out).toMatch(/SUCCESS/);
+    const r = tool('promtool', ['test', 'rules', ...RULE_TESTS]);
+    expect(r.out).not.toMatch(/FAILED/);
+    expect(r.out.match(/SUCCESS/g)).toHaveLength(RULE_TESTS.length);
     expect(r.status).toBe(0);
-    const tests = parseYaml(read('prometheus/alerts.test.yml')) as { tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[] };
-    const fired = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
-    expect([...fired].sort()).toEqual(rules.map((r) => r.alert).sort());
+    type Tests = {
+      tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[]; promql_expr_test?: { expr: string; exp_samples: unknown[] }[] }[];
+    };
+    const all = RULE_TESTS.flatMap((f) => (parseYaml(read(f)) as Tests).tests);
+    const fired = new Set([
+      ...all.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)),
+      // Or read from ALERTS: an expected firing sample of the alert.
+      ...all.flatMap((t) =>
+        (t.promql_expr_test ?? [])
+          .filter((p) => p.exp_samples.length > 0)
+          .flatMap((p) => /^ALERTS\{alertname="(\w+)",alertstate="firing"/.exec(p.expr)?.slice(1) ?? []),
+      ),
+    ]);
+    expect([...fired].sort()).toEqual([...new Set(rules.map((r) => r.alert))].sort());
+  });
+
+  it('the generated rules and tests match their sources (npm run kit:sync)', () => {
+    expect(read('prometheus/fleet.test.yml')).toBe(renderFleetTests());
+    expect(read('prometheus/resolve.test.yml')).toBe(renderResolveTests());
+    expect(read('prometheus/alerts.yml')).toBe(withSloRules(read('prometheus/alerts.yml')));
+    expect(read('prometheus/slo.test.yml')).toBe(renderSloTests());
+  });
+
+  it('the SLO rules, alerts and panel come from prometheus/slos.yml: change an objective, and they follow', () => {
+    const def = structuredClone(SLO_DEFINITION);
+    def.slos[0]!.objective = 0.999;
+    const text = JSON.stringify(sloGroups(def));
+    expect(text).toContain(' / 0.001'); // the budget left
+    expect(text).toContain(' > 0.0144 and '); // 14.4 budgets an hour and 5 minutes
+    expect(text).not.toContain(' / 0.005');
+    expect(sloPanel(def).description).toContain('99.9%');
+    for (const s of SLO_DEFINITION.slos) expect(rules.filter((r) => r.alert === s.alert).map((r) => r.labels.severity)).toEqual(['critical', 'warning']);
+  });
+
+  it('every alert has a test of when it fires and when it resolves', () => {
+    const resolved = (at: { alert: string; firing: unknown[] }[]) =>
+      at.filter((e) => e.firing.length === 0 && at.some((f) => f.alert === e.alert && f.firing.length > 0)).map((e) => e.alert);
+    const covered = new Set([...RESOLVE_CASES.map((c) => c.alert), ...resolved(FLEET_EXPECTED), ...SLO_DEFINITION.slos.map((s) => s.alert)]);
+    expect([...covered].sort()).toEqual([...new Set(rules.map((r) => r.alert))].sort());
+    for (const c of RESOLVE_CASES) {
+      const rule = rules.find((r) => r.alert === c.alert)!;
+      const forMinutes = rule.for ? Number(/^(\d+)m$/.exec(rule.for)![1]) : 0;
+      // Fires its for after the fault starts (the first minute the expression holds), not later.
+      expect(c.fires - forMinutes, c.alert).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('recording rules are named level:metric:operations and count a node reported by several exporters once', () => {
+    expect(records.length).toBeGreaterThan(0);
+    for (const r of records) {
+      expect(r.record).toMatch(/^[a-z_]+:[a-z_]+:[a-z_0-9]+$/);
+      // The level names the labels kept: every other label (job, instance) is aggregated away.
+      const level = r.record.split(':')[0]!;
+      const by = /\b(?:max|min|sum|count|quantile|count_values) by \(([^)]*)\)(?: \("([a-z_]+)")?/.exec(r.expr);
+      if (by) expect([...by[1]!.split(', '), ...(by[2] ? [by[2]] : [])].join('_'), r.record).toBe(level);
+      else expect(r.expr, r.record).toMatch(new RegExp(`^[a-z_]+:[a-z_]+:[a-z_]+ - on \\(network\\) group_right \\(\\) ${level}:`));
+      // Raw per-exporter series are first reduced per node with max, never summed.
+      if (/\bvega_[a-z_]+\{?[^:]*\*/.test(r.expr)) expect(r.expr, r.record).toMatch(/^(max|count_values) by/);
+    }
+    // Cross-node alerts read only recording rules (they give one answer for any number of exporters).
+    for (const a of ['VegaNodeBehindFleet', 'VegaChainIdMismatch', 'VegaVersionSkew', 'VegaDatanodeVersionSkew', 'VegaDataDisagreement'])
+      expect(rules.find((r) => r.alert === a)!.expr, a).toMatch(/^[a-z_]+:[a-z_]+:[a-z_]+ [=>]/);
   });
 
   it('the rules and their tests carry the runbook URLs npm run kit:sync writes', () => {
-    for (const f of ['prometheus/alerts.yml', 'prometheus/alerts.test.yml']) expect(withRunbookUrl(read(f)), f).toBe(read(f));
+    for (const f of ['prometheus/alerts.yml', ...RULE_TESTS]) expect(withRunbookUrl(read(f)), f).toBe(read(f));
     // The exporter's own page on its default listen address (README: --web.listen-address).
     expect(RUNBOOK_URL).toBe('http://localhost:19308/runbook');
   });
@@ -70,7 +138,7 @@ describe('alert rules', () => {
   });
 
   it.each(rules.map((r) => [r.alert, r] as const))(
-    '%s has severity, summary, description, a runbook section, a de-flapping for and keep_firing_for',
+    '%s has severity, summary, description, a runbook section with its times to fire and resolve, a de-flapping for and no keep_firing_for',
     (_a, r) => {
       expect(['critical', 'warning', 'info']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
@@ -80,8 +148,10 @@ describe('alert rules', () => {
       expect(r.annotations.runbook_url).toBe(runbookUrl(r.alert));
       expect(r.annotations.runbook_url).toBe(`${RUNBOOK_URL}#${r.alert.toLowerCase()}`);
       expect(read('docs/runbook.md')).toContain(`## ${r.alert}\n`);
+      const section = read('docs/runbook.md').split(`## ${r.alert}\n`)[1]!.split('\n## ')[0]!;
+      expect(section).toMatch(/\*\*Fires:\*\* .+\*\*Resolves:\*\* /s);
       if (r.labels.severity !== 'info') expect(r.for).toMatch(/^\d+m$/);
-      expect(r.keep_firing_for).toBe('5m'); // docs/runbook.md promises it for every alert
+      expect(r.keep_firing_for).toBeUndefined(); // an alert resolves when its fault clears
     },
   );
 });
@@ -93,6 +163,9 @@ describe('alert rules', () => {
  */
 const SERIES_LABELS = new Map<string, readonly string[]>([...Object.values(M).map((d) => [d.name, d.labels] as const), ['up', []]]);
 function branchLabels(r: Rule): Set<string>[] {
+  // A recorded series carries the labels its level names (network_target: network and target), no scrape labels.
+  const recorded = /^([a-z_]+):[a-z_]+:[a-z_0-9]+[{ ]/.exec(r.expr);
+  if (recorded) return [new Set([...recorded[1]!.split('_'), 'alertname', ...Object.keys(r.labels)])];
   if (
     /\b(sum|min|max|avg|count|count_values|group|topk|bottomk|stddev|stdvar|quantile|label_replace|label_join|group_left|group_right|without|by)\b/.test(r.expr)
   ) {
@@ -190,10 +263,12 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
     const muted = (source: string): { alerts: string[]; equal: string[] } => {
       const rule = am.inhibit_rules.find((i) => i.source_matchers.map(parseMatcher).some((m) => m.name === 'alertname' && m.value === source))!;
       const alerts = rules.filter((r) => rule.target_matchers.map(parseMatcher).every((m) => matches(m, r))).map((r) => r.alert);
-      return { alerts: alerts.sort(), equal: rule.equal };
+      return { alerts: [...new Set(alerts)].sort(), equal: rule.equal };
     };
     expect(muted('VegaDataNodeDown')).toEqual({
       alerts: [
+        'VegaApiAvailabilityBudgetBurn',
+        'VegaApiLatencyBudgetBurn',
         'VegaBlockHeightStalled',
         'VegaBlockTimeStale',
         'VegaCollectorFailing',
@@ -206,8 +281,11 @@ describe('Alertmanager example (prometheus/alertmanager.yml)', () => {
       ],
       equal: ['target'],
     });
+    // Cross-node alerts come from recording rules over every exporter: another shard or replica
+    // still answers for them, so an exporter down does not mute them.
     expect(muted('DatanodeExporterDown')).toEqual({
       alerts: rules
+        .filter((r) => !/^[a-z_]+:/.test(r.expr))
         .map((r) => r.alert)
         .filter((a) => a !== 'DatanodeExporterDown')
         .sort(),
@@ -431,6 +509,7 @@ describe('YAML lint', () => {
       'prometheus/alerts.yml',
       'prometheus/alerts.test.yml',
       'prometheus/alertmanager.yml',
+      'prometheus/slos.yml',
       'helm/datanode-exporter/Chart.yaml',
       'helm/datanode-exporter/values.yaml',
     ];

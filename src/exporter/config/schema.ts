@@ -228,13 +228,6 @@ const limitsSchema = z
   })
   .prefault({});
 
-const fleetSchema = z
-  .strictObject({
-    /** Nodes whose data-node heights differ by more than this are not compared for data agreement. */
-    agreement_tolerance_blocks: z.number().int().min(0).default(10),
-  })
-  .prefault({});
-
 interface CheckedConfig {
   targets: TargetConfig[];
   discovery: { files: string[] };
@@ -289,7 +282,6 @@ export function buildConfigSchema<T extends readonly AnyCollectorModule[]>(colle
       discovery: discoverySchema,
       shard: shardSchema.optional(),
       probe: probeSchema,
-      fleet: fleetSchema,
       limits: limitsSchema,
       // Every collector's part has its own defaults, so an absent section is an empty one.
       collectors: z.strictObject(shape).prefault({} as never),

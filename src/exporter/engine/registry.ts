@@ -77,7 +77,7 @@ export class FamilyRegistry {
     readonly format: Format,
     catalogue: readonly MetricDef[],
     private readonly source: Source,
-    own?: { build: BuildInfo; seriesCount: () => number },
+    own?: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] },
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
     this.polled.setContentType(CONTENT_TYPES[format]);
@@ -177,7 +177,7 @@ function nameOf(def: MetricDef, format: Format): string {
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
-function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Metric[] {
+function ownMetrics(own: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] }): Metric[] {
   // collectDefaultMetrics registers into a registry: a scratch one, from which the metrics are taken.
   const scratch = new Registry();
   collectDefaultMetrics({ register: scratch });
@@ -199,7 +199,7 @@ function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Metri
       this.set(own.seriesCount());
     },
   });
-  return scratch.getMetricsAsArray().map((m) => scratch.getSingleMetric(m.name)!);
+  return [...scratch.getMetricsAsArray().map((m) => scratch.getSingleMetric(m.name)!), ...(own.extra ?? [])];
 }
 
 /** A family as a prom-client metric whose collect() sets the series `read` returns, in their order. */
@@ -256,6 +256,8 @@ export class Exposition {
     private readonly own: {
       build: BuildInfo;
       seriesCount: () => number;
+      /** Metrics of the exporter's own beyond these (prom-client metrics it keeps itself). */
+      extra?: readonly Metric[];
       /** Told when a render first leaves families out (and again after one that did not). */
       onTruncated?: (limit: number) => void;
     },

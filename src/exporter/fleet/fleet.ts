@@ -1,20 +1,18 @@
 /**
  * The fleet in shape: targets from the configuration and discovery (this shard's only), a runtime
- * per target for node-scoped collectors, a runtime per network for network-scoped ones, and the
- * fleet signals recomputed after each node-scoped poll. Reloads keep unchanged targets running.
+ * per target for node-scoped collectors, and a runtime per network this shard polls for the
+ * network-scoped ones. Cross-node comparisons are Prometheus recording rules, not made here.
+ * Reloads keep unchanged targets running.
  */
 import { isEnabled } from '../engine/define.js';
 import type { Config, TargetConfig } from '../config/schema.js';
-import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
 import { Discovery, type DiscoveryLimits } from './discovery.js';
 import { NetworkRuntime } from './network-runtime.js';
 import type { RuntimeContext } from './runtime-context.js';
-import { fleetSamples, networkOf } from './signals.js';
+import { networkShard } from './signals.js';
 import { inShard } from './shard.js';
 import { TargetRuntime } from './target-runtime.js';
-
-const FLEET_KEY: StoreKey = { scope: 'exporter', id: '', source: 'fleet' };
 
 const discoveryLimits = (c: Config): DiscoveryLimits => ({ maxTargetsPerFile: c.discovery.max_targets_per_file, maxTargets: c.discovery.max_targets });
 
@@ -23,17 +21,11 @@ export class Fleet {
   readonly networks = new Map<string, NetworkRuntime>();
   private discovery: Discovery;
   private started = false;
-  /** Reconciling is O(targets) and polls complete often with many targets: it is paced (reconcileSoon). */
-  private reconciledAt = 0;
-  private reconcileCostMs = 0;
-  private reconcileTimer: NodeJS.Timeout | undefined;
+  /** Every configured and discovered target, before sharding: which shard polls a network follows from it. */
+  private allTargets: TargetConfig[] = [];
 
   constructor(private readonly ctx: RuntimeContext) {
     this.discovery = new Discovery(ctx.config.discovery.files, ctx.log, discoveryLimits(ctx.config));
-  }
-
-  private now(): number {
-    return this.ctx.now ? this.ctx.now() : performance.now();
   }
 
   get runners(): CollectorRunner[] {
@@ -75,7 +67,6 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.reconcileTimer);
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
     await Promise.all([...this.targets.values()].map((t) => t.stop(false)));
@@ -95,7 +86,8 @@ export class Fleet {
       if (byName.has(t.name)) this.ctx.log.debug({ target: t.name }, 'discovered target shadowed by a configured one');
       else byName.set(t.name, t);
     }
-    return inShard([...byName.values()], this.ctx.config.shard);
+    this.allTargets = [...byName.values()];
+    return inShard(this.allTargets, this.ctx.config.shard);
   }
 
   /** Bring the running targets in line with the wanted ones; unchanged targets keep running. */
@@ -111,7 +103,7 @@ export class Fleet {
     }
     for (const [name, cfg] of wanted) {
       if (this.targets.has(name)) continue;
-      const rt = new TargetRuntime(cfg, this.ctx, () => this.reconcileSoon());
+      const rt = new TargetRuntime(cfg, this.ctx, () => this.reconcile());
       this.targets.set(name, rt);
       if (this.started) rt.start();
       this.ctx.log.info({ target: name }, 'target added');
@@ -119,49 +111,33 @@ export class Fleet {
     this.reconcile();
   }
 
-  /**
-   * After a node-scoped poll: reconcile now, unless the last one was less than ten times its own
-   * cost ago; then once, that long after it. A few targets still reconcile after every poll; with
-   * many, polls complete so often that reconciling after each cost more than the polls themselves,
-   * and this keeps it to a tenth of the thread at most.
-   */
-  private reconcileSoon(): void {
-    if (this.reconcileTimer) return;
-    const wait = this.reconciledAt + 10 * this.reconcileCostMs - this.now();
-    if (wait <= 0) return this.reconcile();
-    this.reconcileTimer = setTimeout(() => {
-      this.reconcileTimer = undefined;
-      this.reconcile();
-    }, wait);
+  /** Whether this shard polls the network-scoped collectors of `network` (all networks, unsharded). */
+  private owns(network: string): boolean {
+    const shard = this.ctx.config.shard;
+    if (!shard) return true;
+    const [i, n] = shard.split('/').map(Number) as [number, number];
+    return networkShard(network, this.allTargets, n) === i;
   }
 
-  /** Networks follow their members, and the fleet signals are recomputed. */
+  /**
+   * Networks follow their members: run when the targets change and when a target's network does
+   * (its first answer, a changed chain id), not after every poll.
+   */
   private reconcile(): void {
-    const t0 = this.now();
-    const views = [...this.targets.values()].map((t) => t.view());
-    const members = new Map<string, string[]>();
-    for (const v of views) {
-      const n = networkOf(v);
-      if (n === undefined) continue;
-      const list = members.get(n);
-      if (list) list.push(v.name);
-      else members.set(n, [v.name]);
-    }
+    const members = new Set<string>();
+    for (const t of this.targets.values()) if (t.network !== undefined && this.owns(t.network)) members.add(t.network);
     for (const [n, rt] of this.networks) {
       if (members.has(n)) continue;
       this.networks.delete(n);
       void rt.stop(true);
       this.ctx.log.info({ network: n }, 'network has no targets left');
     }
-    for (const n of members.keys()) {
+    for (const n of members) {
       if (this.networks.has(n)) continue;
-      const rt = new NetworkRuntime(n, this.ctx, () => [...this.targets.values()].filter((t) => networkOf(t.view()) === n));
+      const rt = new NetworkRuntime(n, this.ctx, () => [...this.targets.values()].filter((t) => t.network === n));
       this.networks.set(n, rt);
       if (this.started) rt.start();
       this.ctx.log.info({ network: n }, 'network found');
     }
-    this.ctx.store.set(FLEET_KEY, fleetSamples(views, this.ctx.config.fleet.agreement_tolerance_blocks), Date.now(), Infinity);
-    this.reconciledAt = this.now();
-    this.reconcileCostMs = this.reconciledAt - t0;
   }
 }

@@ -8,6 +8,7 @@ import { runnerSettings } from '../engine/settings.js';
 import type { Limiter } from '../engine/limiter.js';
 import { Directory } from '../vega/directory.js';
 import type { PacerRegistry } from '../http/pace.js';
+import type { ApiSli } from './api-sli.js';
 
 /** What every target and network runtime is built from, and how they make their runners. */
 export interface RuntimeContext {
@@ -20,8 +21,8 @@ export interface RuntimeContext {
   pacers?: PacerRegistry;
   /** Takes every runner's first poll a few at a time (schedule/limiter.ts). */
   firstPolls?: Limiter;
-  /** Milliseconds on a monotonic clock, for pacing work by its own cost (performance.now unless the exporter is given one). */
-  now?: () => number;
+  /** Each request's outcome and duration, for the API's service levels. */
+  apiSli?: ApiSli;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */

@@ -6,21 +6,10 @@ import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
 import { DatanodeClient } from '../http/client.js';
 import type { FactKey } from '../engine/facts.js';
-import {
-  APP_VERSION,
-  BLOCK_DURATION_NS,
-  BLOCK_TIME_NS,
-  CHAIN_ID,
-  CURRENT_TIME_NS,
-  DATANODE_HEIGHT,
-  DATANODE_VERSION,
-  FINGERPRINT,
-  FINGERPRINT_HEIGHT,
-  HEIGHT,
-  SEGMENT_HEIGHT,
-} from '../vega/facts.js';
+import { CHAIN_ID, DATANODE_HEIGHT, FINGERPRINT, FINGERPRINT_HEIGHT, HEIGHT, SEGMENT_HEIGHT } from '../vega/facts.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
-import { trackPoll, type NodeFacts, type PollTrack, type TargetView } from './signals.js';
+import { forgetTarget, observeResponse } from './api-sli.js';
+import { networkOf, targetSamples, type NodeFacts, type TargetView } from './signals.js';
 
 export class TargetRuntime {
   readonly client: DatanodeClient;
@@ -32,16 +21,18 @@ export class TargetRuntime {
   /** The last non-empty chain id seen: a node that replays reports "" for a while. */
   private knownChainId: string | undefined;
   private rawChainId: string | undefined;
-  /** The last statistics poll, placed in time (fleet lag compares heights at one moment). */
-  private poll: PollTrack | undefined;
+  private readonly fleetKey: StoreKey;
+  /** The network this target was in at its last poll: the fleet hears of a change only. */
+  network: string | undefined;
 
   constructor(
     readonly cfg: TargetConfig,
     private readonly ctx: RuntimeContext,
-    onApplied: (r: CollectorRunner) => void,
+    onNetworkChange: () => void,
   ) {
     const h = ctx.config.http;
     this.httpKey = { scope: 'target', id: cfg.name, source: 'http' };
+    this.fleetKey = { scope: 'target', id: cfg.name, source: 'fleet' };
     this.client = new DatanodeClient({
       url: cfg.url,
       headers: cfg.headers,
@@ -60,12 +51,20 @@ export class TargetRuntime {
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
         this.counts.set(endpoint, byStatus);
       },
+      ...(ctx.apiSli ? { onResponse: (endpoint: string, failed: boolean, s: number) => observeResponse(ctx.apiSli!, cfg.name, endpoint, failed, s) } : {}),
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
-    this.runners = runnersFor('node', cfg.name, ctx, candidates, (r) => {
+    this.runners = runnersFor('node', cfg.name, ctx, candidates, () => {
       this.track();
       this.applyRequestCounts();
-      onApplied(r);
+      // Only this target's own series: what it costs does not grow with the fleet.
+      const view = this.view();
+      this.ctx.store.set(this.fleetKey, targetSamples(view), Date.now(), Infinity);
+      const network = networkOf(view);
+      if (network !== this.network) {
+        this.network = network;
+        onNetworkChange();
+      }
     });
     for (const r of this.runners) for (const key of r.collector.facts ?? []) this.publishers.set(key, r);
   }
@@ -99,33 +98,27 @@ export class TargetRuntime {
       name: this.cfg.name,
       configuredNetwork: this.cfg.network,
       healthy: core?.success === true,
-      poll: this.poll,
       facts: f ? { ...f, chainId: this.knownChainId } : undefined,
       fingerprint: fingerprint !== undefined ? { value: fingerprint, height: this.fact(FINGERPRINT_HEIGHT, true) } : undefined,
-      datanodeVersion: this.fact(DATANODE_VERSION, true),
       segmentHeight: this.fact(SEGMENT_HEIGHT, true),
     };
   }
 
   /** The core's facts from their publishers' last successful polls; undefined before any such poll. */
   private coreFacts(): NodeFacts | undefined {
-    const keys = [CHAIN_ID, APP_VERSION, HEIGHT, DATANODE_HEIGHT, BLOCK_TIME_NS, CURRENT_TIME_NS, BLOCK_DURATION_NS];
+    const keys = [CHAIN_ID, HEIGHT, DATANODE_HEIGHT];
     if (!keys.some((k) => this.publisher(k)?.state.facts !== undefined)) return undefined;
     const out: NodeFacts = {};
     const put = <K extends keyof NodeFacts>(name: K, value: NodeFacts[K]): void => {
       if (value !== undefined) out[name] = value;
     };
     put('chainId', this.fact(CHAIN_ID));
-    put('appVersion', this.fact(APP_VERSION));
     put('height', this.fact(HEIGHT));
     put('datanodeHeight', this.fact(DATANODE_HEIGHT));
-    put('blockTimeNs', this.fact(BLOCK_TIME_NS));
-    put('currentTimeNs', this.fact(CURRENT_TIME_NS));
-    put('blockDurationNs', this.fact(BLOCK_DURATION_NS));
     return out;
   }
 
-  /** After each applied poll: the chain id seen, and the core's poll placed in time. view() only reads what this keeps. */
+  /** After each applied poll: the chain id seen. view() only reads what this keeps. */
   private track(): void {
     const raw = this.fact(CHAIN_ID);
     // A chain id names a network (the `network` label, a runtime, a log field): it obeys the label-value cap first.
@@ -133,9 +126,6 @@ export class TargetRuntime {
       this.rawChainId = raw;
       this.knownChainId = capLabel(raw, this.ctx.config.limits.label_value_bytes);
     }
-    const at = this.publisher(HEIGHT)?.state.lastSuccessMs;
-    const height = this.fact(HEIGHT);
-    if (at !== undefined && height !== undefined && at !== this.poll?.at) this.poll = trackPoll(this.poll, at, height, this.fact(BLOCK_TIME_NS));
   }
 
   /** Upstream request counters are re-rendered with each applied poll (they only move during polls). */
@@ -158,7 +148,11 @@ export class TargetRuntime {
 
   async stop(drop: boolean): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop(drop)));
-    if (drop) this.ctx.store.delete(this.httpKey);
+    if (drop) {
+      this.ctx.store.delete(this.httpKey);
+      this.ctx.store.delete(this.fleetKey);
+      if (this.ctx.apiSli) forgetTarget(this.ctx.apiSli, this.cfg.name);
+    }
     await this.client.close();
   }
 }

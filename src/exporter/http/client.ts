@@ -34,6 +34,11 @@ export interface ClientOptions {
   pacers?: PacerRegistry;
   /** Called once per attempt with the endpoint label and the HTTP status or 'error'. */
   onRequest?: (endpoint: string, status: string) => void;
+  /**
+   * Called once per attempt when it ends, with whether it failed as a client of the API sees it
+   * (no answer, a body that did not arrive, 429 or 5xx) and its seconds from sending to the whole body.
+   */
+  onResponse?: (endpoint: string, failed: boolean, seconds: number) => void;
 }
 
 export interface Response {
@@ -172,6 +177,8 @@ export class DatanodeClient {
   }
 
   private async request(path: string, bound: BodyBound, endpoint: string, signal: AbortSignal): Promise<Response> {
+    const t0 = performance.now();
+    const ended = (failed: boolean): void => this.opts.onResponse?.(endpoint, failed, (performance.now() - t0) / 1000);
     let res;
     try {
       res = await this.pool.request({
@@ -182,10 +189,18 @@ export class DatanodeClient {
       });
     } catch (err) {
       this.opts.onRequest?.(endpoint, 'error');
+      ended(true);
       throw classify(endpoint, err, signal);
     }
     this.opts.onRequest?.(endpoint, statusLabel(res.statusCode));
-    let raw: Buffer | undefined = await this.body(res, bound.bytes, endpoint, signal);
+    let raw: Buffer | undefined;
+    try {
+      raw = await this.body(res, bound.bytes, endpoint, signal);
+    } catch (err) {
+      ended(true);
+      throw err;
+    }
+    ended(res.statusCode === 429 || res.statusCode >= 500);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     try {
       checkShape(raw, bound, endpoint);

@@ -93,7 +93,7 @@ describe('unknown keys', () => {
 
   it('list the known keys when none is near', () => {
     expect(errorOf(`${T}zzzzzz: 1\n`)).toBe(
-      '(top level) (in FILE at line 2, column 1): unknown key "zzzzzz"; expected one of: targets, web, log, http, discovery, shard, probe, fleet, limits, collectors',
+      '(top level) (in FILE at line 2, column 1): unknown key "zzzzzz"; expected one of: targets, web, log, http, discovery, shard, probe, limits, collectors',
     );
   });
 });

@@ -36,14 +36,14 @@ describe('facts by key', () => {
     const collectors = [...COLLECTORS.filter((c) => c.scope === 'node' && c.name !== 'statistics'), coreStub];
     const off = Object.fromEntries(collectors.filter((c) => c !== coreStub).map((c) => [c.name, { enabled: false }]));
     const config = buildConfigSchema(collectors).parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }], log: { level: 'silent' }, collectors: off });
-    const ex = new Exporter(config, createLogger('silent'), undefined, collectors, () => 0);
+    const ex = new Exporter(config, createLogger('silent'), undefined, collectors);
     stops.push(() => ex.stop());
     await ex.startCore();
     const target = ex.targets.get('n')!;
     await waitFor(() => target.runner('core_stub')!.state.runs > 0);
     const view = target.view();
     expect(view.healthy).toBe(true);
-    expect(view.facts).toEqual({ chainId: 'stub-chain', appVersion: 'v9', height: 7n });
+    expect(view.facts).toEqual({ chainId: 'stub-chain', height: 7n });
     expect([...ex.networks.keys()]).toEqual(['stub-chain']);
   });
 });
