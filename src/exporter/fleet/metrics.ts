@@ -1,6 +1,7 @@
 /** The fleet's cross-target series, computed from polled values, and the whole catalogue. */
 import { metricsOf, type MetricDef } from '../engine/metric.js';
 import { SELF } from '../engine/self-metrics.js';
+import { familiesOf, type Families } from '../engine/define.js';
 import { COLLECTORS } from '../vega/collectors/index.js';
 
 const N = ['network'] as const;
@@ -41,8 +42,8 @@ export const FLEET = {
     .help("Whether the target's view of network data matches the majority of its network at about the same height (1) or not (0); absent when not comparable."),
 } as const satisfies Record<string, MetricDef>;
 /** Every family the exporter can write, in exposition order: the collectors', then the fleet's, then its own. */
-export function catalogueOf(collectors: readonly { metrics: readonly MetricDef[] }[]): MetricDef[] {
-  return [...new Set([...collectors.flatMap((c) => c.metrics), ...Object.values(FLEET), ...Object.values(SELF)])];
+export function catalogueOf(collectors: readonly { families: Families }[]): MetricDef[] {
+  return [...new Set([...collectors.flatMap(familiesOf), ...Object.values(FLEET), ...Object.values(SELF)])];
 }
 
 /** The catalogue of every registered collector. */

@@ -7,6 +7,9 @@ import { id, obj, pathSegment, u64, i64 } from './convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { DatanodeClient } from '../http/client.js';
 
+/** Markets the directory does not know are looked up one by one: at most this many a poll. */
+export const LOOKUPS_PER_POLL = 10;
+
 export interface MarketFacts {
   id: string;
   decimalPlaces: number;

@@ -4,7 +4,7 @@
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
-import { marketGuardConfig } from '../../engine/fields.js';
+import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
@@ -106,12 +106,6 @@ export const M = {
     .source(`${MK} tradableInstrument.marginCalculator.scalingFactors`)
     .help('Margin scaling factors: search, initial, collateral_release.'),
 } as const satisfies Record<string, MetricDef>;
-
-export interface MarketOptions {
-  maxMarkets: number;
-  allow: readonly string[];
-  countsOnly: boolean;
-}
 
 type Json = Record<string, unknown>;
 
@@ -402,7 +396,7 @@ export default defineCollector({
   name: 'markets',
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
-  metrics: Object.values(M),
+  families: M,
   config: marketGuardConfig('60s'),
   // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
   seriesWeight: 4,

@@ -1,6 +1,7 @@
 /** The market_data collector beyond the golden fixture: the guard, the allow list, the lookup cap, unknown decimals. */
 import { describe, expect, it } from 'vitest';
-import { compareDecimal, LOOKUPS_PER_POLL, MarketDataCollector } from '../../../../src/exporter/vega/collectors/market-data.js';
+import { compareDecimal, MarketDataCollector } from '../../../../src/exporter/vega/collectors/market-data.js';
+import { LOOKUPS_PER_POLL } from '../../../../src/exporter/vega/directory.js';
 import type { CollectContext } from '../../../../src/exporter/engine/types.js';
 import { UpstreamHttpError } from '../../../../src/exporter/errors.js';
 import { Directory } from '../../../../src/exporter/vega/directory.js';
