@@ -1,16 +1,15 @@
 /** Renders the metric reference (docs/metrics.md) from the catalogue, so the docs cannot drift. */
 import { API_SLI_BUCKETS, API_SLI_CLASSES, API_SLI_HELP, API_SLI_NAME, API_SLI_OUTCOMES } from '../src/exporter/fleet/api-sli.js';
-import type { AnyCollectorModule } from '../src/exporter/engine/define.js';
+import { familiesOf, type AnyCollectorModule, type Families } from '../src/exporter/engine/define.js';
 import { COLLECTORS } from '../src/exporter/vega/collectors/index.js';
-import type { MetricDef } from '../src/exporter/engine/metric.js';
 import { SELF } from '../src/exporter/engine/self-metrics.js';
 import { FLEET } from '../src/exporter/fleet/metrics.js';
 import { COVERAGE, WHY, type ResourceCoverage } from './coverage.js';
 
 /** Sections beyond the collectors': their titles, and the metrics they hold. */
-const OTHERS: { title: string; metrics: readonly MetricDef[] }[] = [
-  { title: 'fleet (what each target contributes to the cross-node recording rules, docs/fleet.md)', metrics: Object.values(FLEET) },
-  { title: 'the exporter itself', metrics: Object.values(SELF) },
+const OTHERS: { title: string; families: Families }[] = [
+  { title: 'fleet (what each target contributes to the cross-node recording rules, docs/fleet.md)', families: FLEET },
+  { title: 'the exporter itself', families: SELF },
 ];
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
@@ -36,12 +35,13 @@ export function renderMetricDoc(collectors: readonly AnyCollectorModule[] = COLL
     '',
   ];
   for (const section of [...collectors, ...OTHERS]) {
-    if (section.metrics.length === 0) continue;
+    const families = familiesOf(section);
+    if (families.length === 0) continue;
     out.push(`## ${section.title}`, '');
     if ('scope' in section)
       out.push(section.scope === 'network' ? 'Scoped to a network: every series carries `network`.' : 'Scoped to a target: every series carries `target`.', '');
     out.push('| name | type | labels | unit | source | description |', '|---|---|---|---|---|---|');
-    for (const m of section.metrics) {
+    for (const m of families) {
       const desc = m.help.replace(/ Source: .*$/, '');
       out.push(`| \`${m.name}\` | ${m.type} | ${m.labels.map((l) => `\`${l}\``).join(', ')} | ${cell(m.unit || '-')} | ${cell(m.source)} | ${cell(desc)} |`);
     }

@@ -32,10 +32,14 @@ export interface SettingsIssue {
   message: string;
 }
 
+/** A collector's families by the key its module names them with. */
+export type Families = Readonly<Record<string, MetricDef>>;
+
 export interface CollectorModule<
   N extends string = string,
   S extends z.ZodType<CollectorSettings, unknown> = z.ZodType<CollectorSettings, unknown>,
   Shared = unknown,
+  F extends Families = Families,
 > extends CollectorIdentity {
   readonly name: N;
   /** Heading of its section in docs/metrics.md. */
@@ -43,7 +47,7 @@ export interface CollectorModule<
   /** Its part of the configuration schema, defaults included. */
   readonly config: S;
   /** The families it writes, declared in its own module, in exposition order. */
-  readonly metrics: readonly MetricDef[];
+  readonly families: F;
   /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
   readonly seriesWeight?: number;
   /** Whether it runs; default: its `enabled` setting. */
@@ -56,10 +60,22 @@ export interface CollectorModule<
 export type AnyCollectorModule = CollectorModule<string, z.ZodType<CollectorSettings, unknown>>;
 
 /** A collector's declaration, typed by its settings' schema. */
-export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>, Shared = unknown>(
-  module: CollectorModule<N, S, Shared>,
-): CollectorModule<N, S, Shared> {
+export function defineCollector<N extends string, S extends z.ZodType<CollectorSettings, unknown>, Shared = unknown, F extends Families = Families>(
+  module: CollectorModule<N, S, Shared, F>,
+): CollectorModule<N, S, Shared, F> {
   return module;
+}
+
+/** A collector's families, in exposition order. */
+export function familiesOf(module: { families: Families }): MetricDef[] {
+  return Object.values(module.families);
+}
+
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** Every family of the given collectors by its key (a key names one family across them all). */
+export function familiesByKey<C extends readonly { families: Families }[]>(collectors: C): Intersection<C[number]['families']> {
+  return Object.assign({}, ...collectors.map((c) => c.families)) as Intersection<C[number]['families']>;
 }
 
 /** The settings of one collector in a validated configuration. */

@@ -33,23 +33,6 @@ export function timing(interval: string) {
   };
 }
 
-/**
- * The part of the configuration of a collector with per-market series under the market guard: the
- * guard (beyond max_markets, per-market series stop and the collector's over-limit gauge says so),
- * an allow-list of market ids or codes (empty: all), and counts only.
- */
-export function marketGuardConfig(interval: string) {
-  return z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      ...timing(interval),
-      max_markets: z.number().int().min(0).default(500),
-      allow: z.array(z.string().min(1)).default([]),
-      counts_only: z.boolean().default(false),
-    })
-    .prefault({});
-}
-
 /** The part of the configuration of a collector that watches a list of ids (off until some are listed). */
 export function idListConfig<T extends z.ZodType<string>>(interval: string, id: T) {
   return z.strictObject({ enabled: z.boolean().optional(), ...timing(interval), ids: z.array(id).default([]) }).prefault({});

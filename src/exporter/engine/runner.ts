@@ -5,14 +5,13 @@
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Collector, CollectorIdentity, CollectResult } from './types.js';
+import type { Collector, CollectorIdentity, CollectResult, Fetcher } from './types.js';
 import type { Facts } from './facts.js';
 import { ExporterError, errorCode } from '../errors.js';
 import { SELF } from './self-metrics.js';
 import type { Sample } from './labels.js';
 import type { SeriesStore, StoreKey } from './store.js';
 import type { Logger } from '../logger.js';
-import type { DatanodeClient } from '../http/client.js';
 import { spreadSchedule, stableOffset } from './cron.js';
 import { linkedSignal } from '../http/deadline.js';
 import type { Limiter } from './limiter.js';
@@ -54,7 +53,7 @@ export type RunnerStatus = Pick<RunnerState, 'runs' | 'success' | 'lastSuccessMs
 
 export interface Candidate {
   target: string;
-  client: DatanodeClient;
+  client: Fetcher;
 }
 
 export interface RunnerOptions {

@@ -1,7 +1,7 @@
 import type { Facts, FactKey } from './facts.js';
 import type { MetricDef } from './metric.js';
 import type { Sample } from './labels.js';
-import type { DatanodeClient } from '../http/client.js';
+import type { Response } from '../http/client.js';
 import type { RowSkip } from './rows.js';
 
 /**
@@ -11,10 +11,19 @@ import type { RowSkip } from './rows.js';
  */
 export type Scope = 'node' | 'network';
 
+/**
+ * What a collector fetches with: a GET of a path with its query, under an endpoint label (the
+ * transport's bounds and counters are kept by it), within the caller's signal. The transport's
+ * client is one; a test passes a plain object.
+ */
+export interface Fetcher {
+  get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal, rows?: number): Promise<Response>;
+}
+
 export interface CollectContext {
   /** The value of the series' first label: the target name, or the network for network scope. */
   target: string;
-  client: DatanodeClient;
+  client: Fetcher;
   signal: AbortSignal;
   pageSize: number;
   maxPages: number;

@@ -68,68 +68,72 @@ export class Discovery {
   /** Re-read every file; true when any file's targets changed. */
   async refresh(): Promise<boolean> {
     let changed = false;
-    for (const [path, st] of this.files) {
-      let text: string;
-      try {
-        // Bounded as the configuration file is: a FIFO or a device never ends a read.
-        text = readRegularFile(path).toString('utf8');
-      } catch (err) {
-        this.fail(path, st, 'DISCOVERY_UNREADABLE', `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-        // Forget the content, so that the file coming back unchanged is parsed and clears the error.
-        st.digest = undefined;
-        continue;
-      }
-      const digest = createHash('sha256').update(text).digest('hex');
-      if (digest === st.digest) continue;
-      st.digest = digest;
-      const perFile = this.limits.maxTargetsPerFile;
-      if (sequenceEntries(text, perFile) > perFile) {
-        this.fail(path, st, 'DISCOVERY_TOO_MANY_TARGETS', `lists more than ${perFile} targets (discovery.max_targets_per_file)`);
-        continue;
-      }
-      let doc: unknown;
-      try {
-        doc = parseYaml(text); // YAML is a superset of JSON: one parser for both
-      } catch {
-        this.fail(path, st, 'DISCOVERY_INVALID', 'not valid YAML or JSON');
-        continue;
-      }
-      const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
-      // Loaded on first use: an exporter without discovery files never needs the schema library here.
-      const { targetListSchema } = await import('../config/schema.js');
-      const parsed = targetListSchema.safeParse(list ?? []);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        this.fail(path, st, 'DISCOVERY_INVALID', `${i.path.map(String).join('.') || '(top level)'}: ${i.message}`);
-        continue;
-      }
-      const others = [...this.files].reduce((sum, [p, f]) => sum + (p === path ? 0 : f.targets.length), 0);
-      if (others + parsed.data.length > this.limits.maxTargets) {
-        this.fail(
-          path,
-          st,
-          'DISCOVERY_TOO_MANY_TARGETS',
-          `its targets would bring the discovered targets over ${this.limits.maxTargets} (discovery.max_targets)`,
-        );
-        st.digest = undefined; // read again next time: another file may have shrunk
-        continue;
-      }
-      // headers_file and headers_env: read when the discovery file changes, and on every reload.
-      const resolved = parsed.data.map((t) => resolveTargetSecrets(t, process.env));
-      const bad = resolved.findIndex((r) => r.issues.length > 0);
-      if (bad >= 0) {
-        const i = resolved[bad]!.issues[0]!;
-        this.fail(path, st, 'DISCOVERY_INVALID', `${[bad, ...i.path].join('.')}: ${i.message}`);
-        // Read again next time: the secret may appear without the discovery file changing.
-        st.digest = undefined;
-        continue;
-      }
-      if (st.error !== undefined) this.log.info({ file: path }, 'discovery file readable again');
-      st.error = undefined;
-      st.targets = resolved.map((r) => r.target);
-      changed = true;
-    }
+    for (const [path, st] of this.files) if (await this.refreshFile(path, st)) changed = true;
     return changed;
+  }
+
+  /** Re-read one file; true when its targets changed. A rejected file keeps its previous targets. */
+  private async refreshFile(path: string, st: FileState): Promise<boolean> {
+    let text: string;
+    try {
+      // Bounded as the configuration file is: a FIFO or a device never ends a read.
+      text = readRegularFile(path).toString('utf8');
+    } catch (err) {
+      this.fail(path, st, 'DISCOVERY_UNREADABLE', `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      // Forget the content, so that the file coming back unchanged is parsed and clears the error.
+      st.digest = undefined;
+      return false;
+    }
+    const digest = createHash('sha256').update(text).digest('hex');
+    if (digest === st.digest) return false;
+    st.digest = digest;
+    const r = await this.parse(path, text);
+    if ('code' in r) {
+      this.fail(path, st, r.code, r.msg);
+      if (r.again) st.digest = undefined;
+      return false;
+    }
+    if (st.error !== undefined) this.log.info({ file: path }, 'discovery file readable again');
+    st.error = undefined;
+    st.targets = r.targets;
+    return true;
+  }
+
+  /** A file's text as its targets, or why it is rejected (`again`: read it next time even if unchanged). */
+  private async parse(path: string, text: string): Promise<{ targets: TargetConfig[] } | { code: string; msg: string; again?: boolean }> {
+    const perFile = this.limits.maxTargetsPerFile;
+    if (sequenceEntries(text, perFile) > perFile)
+      return { code: 'DISCOVERY_TOO_MANY_TARGETS', msg: `lists more than ${perFile} targets (discovery.max_targets_per_file)` };
+    let doc: unknown;
+    try {
+      doc = parseYaml(text); // YAML is a superset of JSON: one parser for both
+    } catch {
+      return { code: 'DISCOVERY_INVALID', msg: 'not valid YAML or JSON' };
+    }
+    const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
+    // Loaded on first use: an exporter without discovery files never needs the schema library here.
+    const { targetListSchema } = await import('../config/schema.js');
+    const parsed = targetListSchema.safeParse(list ?? []);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0]!;
+      return { code: 'DISCOVERY_INVALID', msg: `${i.path.map(String).join('.') || '(top level)'}: ${i.message}` };
+    }
+    const others = [...this.files].reduce((sum, [p, f]) => sum + (p === path ? 0 : f.targets.length), 0);
+    if (others + parsed.data.length > this.limits.maxTargets)
+      return {
+        code: 'DISCOVERY_TOO_MANY_TARGETS',
+        msg: `its targets would bring the discovered targets over ${this.limits.maxTargets} (discovery.max_targets)`,
+        again: true, // another file may have shrunk
+      };
+    // headers_file and headers_env: read when the discovery file changes, and on every reload.
+    const resolved = parsed.data.map((t) => resolveTargetSecrets(t, process.env));
+    const bad = resolved.findIndex((r) => r.issues.length > 0);
+    if (bad >= 0) {
+      const i = resolved[bad]!.issues[0]!;
+      // Read again next time: the secret may appear without the discovery file changing.
+      return { code: 'DISCOVERY_INVALID', msg: `${[bad, ...i.path].join('.')}: ${i.message}`, again: true };
+    }
+    return { targets: resolved.map((r) => r.target) };
   }
 
   private fail(path: string, st: FileState, code: string, msg: string): void {

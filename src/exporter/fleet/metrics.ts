@@ -1,6 +1,7 @@
 /** What each target contributes to the fleet comparisons (made in Prometheus), and the whole catalogue. */
 import { metricsOf, type MetricDef } from '../engine/metric.js';
 import { SELF } from '../engine/self-metrics.js';
+import { familiesOf, type Families } from '../engine/define.js';
 import { COLLECTORS } from '../vega/collectors/index.js';
 
 const T = ['target'] as const;
@@ -28,8 +29,8 @@ export const FLEET = {
     .help('The data-node height at which vega_data_digest was taken: only nodes at about the same height are compared.'),
 } as const satisfies Record<string, MetricDef>;
 /** Every family the exporter can write, in exposition order: the collectors', then the fleet's, then its own. */
-export function catalogueOf(collectors: readonly { metrics: readonly MetricDef[] }[]): MetricDef[] {
-  return [...new Set([...collectors.flatMap((c) => c.metrics), ...Object.values(FLEET), ...Object.values(SELF)])];
+export function catalogueOf(collectors: readonly { families: Families }[]): MetricDef[] {
+  return [...new Set([...collectors.flatMap(familiesOf), ...Object.values(FLEET), ...Object.values(SELF)])];
 }
 
 /** The catalogue of every registered collector. */

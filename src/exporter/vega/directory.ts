@@ -5,7 +5,10 @@
  */
 import { id, obj, pathSegment, u64, i64 } from './convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
-import type { DatanodeClient } from '../http/client.js';
+import type { Fetcher } from '../engine/types.js';
+
+/** Markets the directory does not know are looked up one by one: at most this many a poll. */
+export const LOOKUPS_PER_POLL = 10;
 
 export interface MarketFacts {
   id: string;
@@ -87,7 +90,7 @@ export class Directory {
   }
 
   /** The market's facts, looked up with GET /api/v2/market/{id} if unknown; undefined if it does not exist. */
-  async market(client: DatanodeClient, id: string, signal: AbortSignal): Promise<MarketFacts | undefined> {
+  async market(client: Fetcher, id: string, signal: AbortSignal): Promise<MarketFacts | undefined> {
     const known = this.markets.get(id);
     if (known) return known;
     try {
@@ -104,7 +107,7 @@ export class Directory {
   }
 
   /** Asset decimals from the config, else GET /api/v2/asset/{id}; undefined when unknown. */
-  async assetDecimals(client: DatanodeClient, id: string, signal: AbortSignal): Promise<number | undefined> {
+  async assetDecimals(client: Fetcher, id: string, signal: AbortSignal): Promise<number | undefined> {
     if (this.assets.has(id)) return this.assets.get(id) ?? undefined;
     if (id.length > MAX_HELD_ID) return undefined; // not kept, so not looked up poll after poll: its money series stay absent
     try {

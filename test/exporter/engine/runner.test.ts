@@ -4,13 +4,12 @@
  * one test lets node-cron fire on a 1 s schedule.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CollectContext, CollectResult, CollectorIdentity } from '../../../src/exporter/engine/types.js';
+import type { CollectContext, CollectResult, CollectorIdentity, Fetcher } from '../../../src/exporter/engine/types.js';
 import { ExporterError } from '../../../src/exporter/errors.js';
 import { M } from '../../helpers/metrics.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { createLogger } from '../../../src/exporter/logger.js';
 import { CollectorRunner, type Candidate, type RunnerSettings } from '../../../src/exporter/engine/runner.js';
-import type { DatanodeClient } from '../../../src/exporter/http/client.js';
 import { Scrape } from '../../helpers/expo.js';
 import { LogCapture, waitFor } from '../../helpers/exporter.js';
 
@@ -38,9 +37,9 @@ const fail =
   };
 
 /** A fake client per target name: the collector learns which candidate it was handed. */
-const clients = new Map<DatanodeClient, string>();
+const clients = new Map<Fetcher, string>();
 const candidate = (target: string): Candidate => {
-  const client = { target } as unknown as DatanodeClient;
+  const client: Fetcher = { get: () => Promise.reject(new Error(`the runner tests' collectors fetch nothing (${target})`)) };
   clients.set(client, target);
   return { target, client };
 };

@@ -19,7 +19,7 @@ const coreStub = defineCollector({
   scope: 'node',
   title: 'core facts without HTTP (a test of fact lookup)',
   config: simpleCollectorConfig('24h', true),
-  metrics: [],
+  families: {},
   facts: [CHAIN_ID, APP_VERSION, HEIGHT],
   create: () => ({
     collect: () => Promise.resolve({ samples: [], facts: new Facts().with(CHAIN_ID, 'stub-chain').with(APP_VERSION, 'v9').with(HEIGHT, 7n) }),

@@ -77,7 +77,7 @@ describe('metric catalogue', () => {
 
   it('every family is declared once, under the collector that owns it', () => {
     expect(new Set(CATALOGUE.map((m) => m.name)).size).toBe(CATALOGUE.length);
-    for (const c of COLLECTORS) for (const m of c.metrics) expect(m.collector).toBe(c.name);
+    for (const c of COLLECTORS) for (const m of Object.values(c.families)) expect(m.collector).toBe(c.name);
   });
 
   it('the clash check finds a counter family whose _created sample is another counter, and a gauge beside a _count', () => {

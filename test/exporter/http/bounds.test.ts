@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MARKETS_PAGE, MarketsCollector, marketsSamples } from '../../../src/exporter/vega/collectors/markets.js';
 import { PositionsCollector } from '../../../src/exporter/vega/collectors/positions.js';
-import { LOOKUPS_PER_POLL } from '../../../src/exporter/vega/collectors/market-data.js';
+import { LOOKUPS_PER_POLL } from '../../../src/exporter/vega/directory.js';
 import type { CollectContext } from '../../../src/exporter/engine/types.js';
 import { RowSkips } from '../../../src/exporter/engine/rows.js';
 import { readFileSync } from 'node:fs';

@@ -54,7 +54,7 @@ export default defineCollector({
   scope: 'node',
   title: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
   config: simpleCollectorConfig('60s', true),
-  metrics: [],
+  families: {},
   facts: [FINGERPRINT, FINGERPRINT_HEIGHT],
   create: () => consistencyCollector,
 });

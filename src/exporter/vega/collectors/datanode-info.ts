@@ -45,7 +45,7 @@ export default defineCollector({
   // A version changes only on an upgrade: once a minute is plenty, and the answer is ~100 bytes.
   title: 'datanode_info collector (`GET /api/v2/info`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: Object.values(M),
+  families: M,
   facts: [DATANODE_VERSION],
   create: () => datanodeInfoCollector,
 });

@@ -9,7 +9,7 @@ import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { arr, i64, obj, str } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
-import { isNetworkHistoryDisabled } from './network-history.js';
+import { isNetworkHistoryDisabled } from '../answers.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { Collector } from '../../engine/types.js';
 import { Facts } from '../../engine/facts.js';
@@ -86,7 +86,7 @@ export default defineCollector({
   // Segments come every few hundred to thousand blocks (minutes): a poll a minute sees each one.
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: Object.values(M),
+  families: M,
   facts: [SEGMENT_HEIGHT],
   create: () => historySegmentsCollector,
 });

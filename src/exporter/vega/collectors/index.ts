@@ -3,7 +3,7 @@
  * documentation appear. A new collector is one module (see engine/define.ts), its metric families
  * declared in it, and one line here.
  */
-import type { AnyCollectorModule } from '../../engine/define.js';
+import { familiesOf, type AnyCollectorModule } from '../../engine/define.js';
 import type { MetricDef } from '../../engine/metric.js';
 import consistency from './consistency.js';
 import datanodeInfo from './datanode-info.js';
@@ -36,7 +36,7 @@ export const COLLECTORS = [
 ] as const satisfies readonly AnyCollectorModule[];
 
 /** Every collector's families, in exposition order (the fleet's and the exporter's own follow them). */
-export const COLLECTOR_METRICS: readonly MetricDef[] = COLLECTORS.flatMap((c) => c.metrics);
+export const COLLECTOR_METRICS: readonly MetricDef[] = COLLECTORS.flatMap(familiesOf);
 
 /** Metric name prefixes the node software (and the old vega-exporter) already use; the exporter's own `datanode_exporter_` excepted. */
 export const RESERVED_PREFIXES = [

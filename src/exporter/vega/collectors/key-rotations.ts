@@ -159,7 +159,7 @@ export default defineCollector({
   name: 'key_rotations',
   scope: 'network',
   title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
-  metrics: Object.values(M),
+  families: M,
   config: simpleCollectorConfig('60s', true),
   paginated: true,
   create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),

@@ -7,15 +7,14 @@
  * unscaled.
  */
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
-import { marketGuardConfig } from '../../engine/fields.js';
 import { FieldError } from '../../errors.js';
 import { amount, arr, decimal, enumValue, i64, id as readId, obj, scaleExact, u64, unixNsSeconds } from '../convert.js';
 import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { AUCTION_TRIGGER, MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
-import type { Directory, MarketFacts } from '../directory.js';
+import { LOOKUPS_PER_POLL, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
-import type { MarketOptions } from './markets.js';
+import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
@@ -221,9 +220,6 @@ export function selectRows(rows: readonly unknown[], allow: readonly string[], d
   return [...out.values()];
 }
 
-/** Markets the directory does not know are looked up one by one: at most this many a poll. */
-export const LOOKUPS_PER_POLL = 10;
-
 export class MarketDataCollector implements Collector {
   constructor(
     private readonly opts: MarketOptions,
@@ -261,7 +257,7 @@ export default defineCollector({
   config: marketGuardConfig('30s'),
   // Weighted as the markets collector, for the same reason: dozens of series a market.
   seriesWeight: 4,
-  metrics: Object.values(M),
+  families: M,
   create: (c, { shared: directory }: CollectorDeps<Directory>) =>
     new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

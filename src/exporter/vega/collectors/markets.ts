@@ -4,7 +4,7 @@
  * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
  */
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
-import { marketGuardConfig } from '../../engine/fields.js';
+import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
@@ -107,12 +107,6 @@ export const M = {
     .help('Margin scaling factors: search, initial, collateral_release.'),
 } as const satisfies Record<string, MetricDef>;
 
-export interface MarketOptions {
-  maxMarkets: number;
-  allow: readonly string[];
-  countsOnly: boolean;
-}
-
 type Json = Record<string, unknown>;
 
 /** Per-market samples for one market JSON object. Throws FieldError naming the bad field. */
@@ -124,10 +118,27 @@ export function marketSamples(
 ): Sample[] {
   const id = readId(m.id, `${path}.id`);
   const out: Sample[] = [];
-  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
+  const push = pusher(out, target, id);
+  const ti = obj(m.tradableInstrument, `${path}.tradableInstrument`);
+  identitySamples(push, m, ti, path, enums);
+  feeSamples(push, m, path);
+  scheduleSamples(push, m, path);
+  monitoringSamples(push, m, path);
+  out.push(...riskSamples(target, id, ti, path));
+  return out;
+}
+
+/** Adds a market's sample when its value is a finite number; absent values make no series. */
+type Push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]) => void;
+
+function pusher(out: Sample[], target: string, id: string): Push {
+  return (metric, value, ...extra) => {
     if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
   };
-  const ti = obj(m.tradableInstrument, `${path}.tradableInstrument`);
+}
+
+/** What the market is: its info labels, state and trading mode, decimals. */
+function identitySamples(push: Push, m: Json, ti: Json, path: string, enums: { state: EnumLabels; mode: EnumLabels }): void {
   const instrument = obj(ti.instrument, `${path}.tradableInstrument.instrument`);
   const meta = instrument.metadata as Json | null | undefined;
   const tags = meta && Array.isArray(meta.tags) ? meta.tags.filter((t): t is string => typeof t === 'string') : [];
@@ -151,7 +162,10 @@ export function marketSamples(
   const facts = marketFacts(m, path);
   push(M.marketDecimals, facts.decimalPlaces);
   push(M.marketPositionDecimals, facts.positionDecimalPlaces);
+}
 
+/** Fee factors, slippage factors and the liquidity price range. */
+function feeSamples(push: Push, m: Json, path: string): void {
   const fees = obj(obj(m.fees, `${path}.fees`).factors, `${path}.fees.factors`);
   push(M.marketFee, decimal(fees.makerFee, `${path}.fees.factors.makerFee`), 'maker');
   push(M.marketFee, decimal(fees.infrastructureFee, `${path}.fees.factors.infrastructureFee`), 'infrastructure');
@@ -165,7 +179,10 @@ export function marketSamples(
   // Current nodes send lpPriceRange "" (unset): the range lives in liquiditySlaParams.priceRange.
   const lp = m.lpPriceRange === undefined ? undefined : decimal(m.lpPriceRange, `${path}.lpPriceRange`);
   push(M.marketLpPriceRange, lp ?? (sla ? decimal(sla.priceRange, `${path}.liquiditySlaParams.priceRange`) : undefined));
+}
 
+/** The market's lifecycle timestamps and its opening auction. */
+function scheduleSamples(push: Push, m: Json, path: string): void {
   const ts = obj(m.marketTimestamps, `${path}.marketTimestamps`);
   for (const ev of ['proposed', 'pending', 'open', 'close'] as const) {
     if (ts[ev] !== undefined) push(M.marketTimestamp, unixNsSeconds(ts[ev], `${path}.marketTimestamps.${ev}`), ev);
@@ -175,6 +192,10 @@ export function marketSamples(
     push(M.marketAuctionDuration, Number(i64(oa.duration, `${path}.openingAuction.duration`)));
     push(M.marketAuctionVolume, Number(u64(oa.volume, `${path}.openingAuction.volume`)));
   }
+}
+
+/** Price-monitoring triggers and liquidity-monitoring parameters. */
+function monitoringSamples(push: Push, m: Json, path: string): void {
   const pms = m.priceMonitoringSettings as Json | null | undefined;
   const params = pms?.parameters as Json | null | undefined;
   const triggers = params ? arr(params.triggers ?? [], `${path}.priceMonitoringSettings.parameters.triggers`) : [];
@@ -199,17 +220,12 @@ export function marketSamples(
     push(M.marketTargetStakeWindow, Number(i64(tsp.timeWindow, `${path}.liquidityMonitoringParameters.targetStakeParameters.timeWindow`)));
     push(M.marketTargetStakeScaling, num(tsp.scalingFactor, `${path}.liquidityMonitoringParameters.targetStakeParameters.scalingFactor`));
   }
-
-  out.push(...riskSamples(target, id, ti, path));
-  return out;
 }
 
 /** Risk-model parameters and margin scaling factors of one market. */
 function riskSamples(target: string, id: string, ti: Json, path: string): Sample[] {
   const out: Sample[] = [];
-  const push = (metric: Sample['metric'], value: number | undefined, ...extra: string[]): void => {
-    if (value !== undefined && Number.isFinite(value)) out.push({ metric, values: [target, id, ...extra], value });
-  };
+  const push = pusher(out, target, id);
   const ln = ti.logNormalRiskModel as Json | null | undefined;
   const simple = ti.simpleRiskModel as Json | null | undefined;
   if (ln) {
@@ -402,7 +418,7 @@ export default defineCollector({
   name: 'markets',
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
-  metrics: Object.values(M),
+  families: M,
   config: marketGuardConfig('60s'),
   // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
   seriesWeight: 4,

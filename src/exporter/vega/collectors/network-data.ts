@@ -124,6 +124,6 @@ export default defineCollector({
   // The validator set changes at epoch boundaries (minutes to a day apart): a minute is plenty.
   title: 'network_data collector (`GET /api/v2/network/data`, `GET /api/v2/epoch`; every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
-  metrics: Object.values(M),
+  families: M,
   create: () => networkDataCollector,
 });

@@ -5,7 +5,8 @@
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { arr, obj } from '../convert.js';
-import { FieldError, UpstreamHttpError } from '../../errors.js';
+import { FieldError } from '../../errors.js';
+import { isNetworkHistoryDisabled } from '../answers.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import type { Collector } from '../../engine/types.js';
@@ -37,11 +38,6 @@ export function networkHistorySamples(target: string, body: unknown): Sample[] {
   ];
 }
 
-/** The node's answer when network history is switched off: a definite "down", not a failed poll. */
-export function isNetworkHistoryDisabled(err: unknown): boolean {
-  return err instanceof UpstreamHttpError && err.status === 500 && /network history service not initialised/.test(err.detailText ?? '');
-}
-
 export const networkHistoryCollector: Collector = {
   async collect({ target, client, signal }) {
     try {
@@ -65,7 +61,7 @@ export default defineCollector({
   name: 'network_history',
   scope: 'node',
   title: 'network_history collector (`GET /api/v2/networkhistory`, every 15 s by default)',
-  metrics: Object.values(M),
+  families: M,
   config: simpleCollectorConfig('15s', true),
   upMetric: M.nhUp,
   create: () => networkHistoryCollector,

@@ -66,7 +66,7 @@ export default defineCollector({
   name: 'node_signatures',
   scope: 'network',
   title: 'node_signatures collector (`GET /api/v2/node/signatures` for listed ids; every 60 s)',
-  metrics: Object.values(M),
+  families: M,
   config: idListConfig('60s', anyId),
   ...watchesListedIds<{ enabled?: boolean | undefined; ids: string[] }>('node_signatures', 'ids', (c) => c.ids.length),
   create: (c) => new NodeSignaturesCollector(c.ids),

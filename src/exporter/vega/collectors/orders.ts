@@ -184,7 +184,7 @@ export default defineCollector({
   name: 'orders',
   scope: 'network',
   title: 'orders collector (`GET /api/v2/order/{id}` for listed ids; every 60 s)',
-  metrics: Object.values(M),
+  families: M,
   config: z
     .strictObject({ enabled: z.boolean().optional(), ...timing('60s'), ids: z.array(z.union([orderRefString, orderRefObject])).default([]) })
     .prefault({}),

@@ -60,7 +60,7 @@ export default defineCollector({
   name: 'parties',
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
-  metrics: Object.values(M),
+  families: M,
   config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(anyId).default([]) }).prefault({}),
   create: (c) => new PartiesCollector(c.party_ids),
 });

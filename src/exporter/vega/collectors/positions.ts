@@ -13,9 +13,8 @@ import { KeptBytes } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { oneHot } from '../scale.js';
 import { POSITION_STATUS } from '../../../shared/enums.js';
-import type { Directory, MarketFacts } from '../directory.js';
+import { LOOKUPS_PER_POLL, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector, watchesListedIds, type CollectorDeps } from '../../engine/define.js';
-import { LOOKUPS_PER_POLL } from './market-data.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
@@ -196,7 +195,7 @@ export default defineCollector({
   name: 'positions',
   scope: 'network',
   title: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
-  metrics: Object.values(M),
+  families: M,
   config: z
     .strictObject({
       /** Off until parties or markets are listed. */

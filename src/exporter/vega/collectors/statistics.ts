@@ -257,7 +257,7 @@ export default defineCollector({
   name: 'statistics',
   scope: 'node',
   title: 'statistics collector (`GET /statistics`, every 15 s by default)',
-  metrics: Object.values(M),
+  families: M,
   facts: [CHAIN_ID, APP_VERSION, HEIGHT, DATANODE_HEIGHT, BLOCK_TIME_NS, CURRENT_TIME_NS, BLOCK_DURATION_NS],
   config: simpleCollectorConfig('15s', true),
   upMetric: M.up,

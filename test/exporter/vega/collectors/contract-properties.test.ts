@@ -47,7 +47,7 @@ function client(routes: (path: string) => unknown): CollectContext['client'] {
       if (json === undefined) throw new UpstreamHttpError(404, endpoint, 5, undefined, undefined, undefined);
       return { json, headers: (json as { __headers?: Record<string, string> }).__headers ?? {}, status: 200 };
     },
-  } as unknown as CollectContext['client'];
+  };
 }
 
 interface Case {

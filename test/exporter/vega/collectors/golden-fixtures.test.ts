@@ -38,7 +38,7 @@ function fakeClient(routes: (path: string) => Answer | undefined): CollectContex
       const headers = Object.fromEntries(Object.entries(a.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
       return { json: a.json, headers, status: 200 };
     },
-  } as unknown as CollectContext['client'];
+  };
 }
 
 /** The data node behind every fixture but statistics: markets from api-v2-markets.json, assets, orders. */

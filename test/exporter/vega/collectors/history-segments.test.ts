@@ -23,7 +23,7 @@ function failing(err: Error): CollectContext {
       get: async () => {
         throw err;
       },
-    } as unknown as CollectContext['client'],
+    },
     signal: new AbortController().signal,
     pageSize: 10,
     maxPages: 1,

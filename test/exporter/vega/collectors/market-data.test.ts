@@ -1,6 +1,7 @@
 /** The market_data collector beyond the golden fixture: the guard, the allow list, the lookup cap, unknown decimals. */
 import { describe, expect, it } from 'vitest';
-import { compareDecimal, LOOKUPS_PER_POLL, MarketDataCollector } from '../../../../src/exporter/vega/collectors/market-data.js';
+import { compareDecimal, MarketDataCollector } from '../../../../src/exporter/vega/collectors/market-data.js';
+import { LOOKUPS_PER_POLL } from '../../../../src/exporter/vega/directory.js';
 import type { CollectContext } from '../../../../src/exporter/engine/types.js';
 import { UpstreamHttpError } from '../../../../src/exporter/errors.js';
 import { Directory } from '../../../../src/exporter/vega/directory.js';
@@ -33,13 +34,13 @@ const row = (n: number): Record<string, unknown> => ({
 });
 
 function ctx(rows: unknown[], calls: string[]): CollectContext {
-  const client = {
+  const client: CollectContext['client'] = {
     async get(path: string, _q: unknown, endpoint: string) {
       calls.push(path);
       if (path === '/api/v2/markets/data') return { json: { marketsData: rows }, headers: {}, status: 200 };
       throw new UpstreamHttpError(404, endpoint, 5, undefined, undefined, undefined);
     },
-  } as unknown as CollectContext['client'];
+  };
   return { target: 'main', client, signal: new AbortController().signal, pageSize: 10, maxPages: 1 };
 }
 const names = (s: { metric: { name: string } }[]): Set<string> => new Set(s.map((x) => x.metric.name));

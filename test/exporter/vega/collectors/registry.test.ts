@@ -29,7 +29,7 @@ const throwaway = defineCollector({
   scope: 'node',
   title: 'throwaway collector (a test of the registry)',
   config: z.strictObject({ enabled: z.boolean().default(true), ...timing('1s'), greeting: z.string().default('hello') }).prefault({}),
-  metrics: [greeting],
+  families: { greeting },
   create: (settings) => ({
     async collect({ target, client, signal }) {
       const res = await client.get('/statistics', [], 'statistics', signal);

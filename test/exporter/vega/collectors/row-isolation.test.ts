@@ -32,7 +32,7 @@ const position = (party: string, pnl: unknown) => ({
 const BODY = page('positions', [position(H('1'), '10000000000000000000'), position(H('2'), 12), position('', '1'), position(H('3'), '-5')]);
 
 function ctx(json: unknown): CollectContext {
-  const client = { get: async () => ({ json, headers: {}, status: 200 }) } as unknown as CollectContext['client'];
+  const client: CollectContext['client'] = { get: async () => ({ json, headers: {}, status: 200 }) };
   return { target: 'net', client, signal: new AbortController().signal, pageSize: 100, maxPages: 5 };
 }
 
