@@ -16,7 +16,7 @@ import { PacerRegistry } from './http/pace.js';
 import { Limiter } from './engine/limiter.js';
 import type { Logger } from './logger.js';
 import type { CollectorRunner, RunnerStatus } from './engine/runner.js';
-import { Prober, type ProbeResult } from './web/probe.js';
+import type { ProbeResult } from './fleet/probe.js';
 import { startWeb, type RunningWeb, type WebAuth } from './web/start.js';
 import { BUILD, VERSION } from './version.js';
 
@@ -50,9 +50,9 @@ export function restartOnly(running: Config, next: Config): string[] {
 export class Exporter {
   readonly store: SeriesStore;
   readonly exposition: Exposition;
-  private readonly ctx: RuntimeContext;
+  /** Pacing and back-off per upstream host, kept across reloads (a reload lifts back-offs and applies new pacing). */
+  private readonly pacers = new PacerRegistry();
   private readonly fleet: Fleet;
-  private readonly prober: Prober;
   private web: RunningWeb | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
   /** When the running configuration was loaded. */
@@ -79,18 +79,17 @@ export class Exporter {
       onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
     });
     this.applyLimits(config);
-    this.ctx = {
+    const ctx: RuntimeContext = {
       config,
       store: this.store,
       log,
       collectors,
-      pacers: new PacerRegistry(),
+      pacers: this.pacers,
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
       apiSli: sli,
     };
     this.startedWith = config;
-    this.fleet = new Fleet(this.ctx);
-    this.prober = new Prober(this.ctx, catalogue, (name) => this.fleet.targets.get(name));
+    this.fleet = new Fleet(ctx);
     this.reloaded(true);
   }
 
@@ -117,7 +116,7 @@ export class Exporter {
   }
 
   get config(): Config {
-    return this.ctx.config;
+    return this.fleet.config;
   }
 
   get targets(): Fleet['targets'] {
@@ -208,7 +207,7 @@ export class Exporter {
     const structural = rest(next) !== rest(this.config);
     const restart = restartOnly(this.startedWith, next);
     // A reload lifts every back-off a node imposed, and applies new pacing settings.
-    this.ctx.pacers?.reset(next.http.requests_per_second, next.http.burst);
+    this.pacers.reset(next.http.requests_per_second, next.http.burst);
     this.applyLimits(next);
     await this.fleet.reconfigure(next, structural);
     this.restartNeeded = restart;
@@ -221,7 +220,7 @@ export class Exporter {
   }
 
   probe(query: URLSearchParams, scrapeTimeoutSeconds: number | undefined, format: Format = 'text'): Promise<ProbeResult> {
-    return this.prober.probe(query, scrapeTimeoutSeconds, format);
+    return this.fleet.prober.probe(query, scrapeTimeoutSeconds, format);
   }
 
   /** Stop schedules, abort in-flight polls, close the server and the upstream pools. */
@@ -229,7 +228,6 @@ export class Exporter {
     clearInterval(this.expiryTimer);
     this.exposition.stop();
     await this.fleet.stop();
-    await this.prober.stop();
     await this.web?.stop();
   }
 }

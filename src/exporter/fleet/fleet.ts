@@ -2,7 +2,8 @@
  * The fleet in shape: targets from the configuration and discovery (this shard's only), a runtime
  * per target for node-scoped collectors, and a runtime per network this shard polls for the
  * network-scoped ones. Cross-node comparisons are Prometheus recording rules, not made here.
- * Reloads keep unchanged targets running.
+ * Reloads keep unchanged targets running. /probe is answered here too (probe.ts), from the same
+ * targets and configuration generation.
  */
 import { isEnabled } from '../engine/define.js';
 import type { Config, TargetConfig } from '../config/schema.js';
@@ -13,6 +14,8 @@ import type { RuntimeContext } from './runtime-context.js';
 import { networkShard } from './signals.js';
 import { inShard } from './shard.js';
 import { TargetRuntime } from './target-runtime.js';
+import { catalogueOf } from './metrics.js';
+import { Prober } from './probe.js';
 
 const discoveryLimits = (c: Config): DiscoveryLimits => ({ maxTargetsPerFile: c.discovery.max_targets_per_file, maxTargets: c.discovery.max_targets });
 
@@ -24,8 +27,17 @@ export class Fleet {
   /** Every configured and discovered target, before sharding: which shard polls a network follows from it. */
   private allTargets: TargetConfig[] = [];
 
-  constructor(private readonly ctx: RuntimeContext) {
+  /** /probe: a configured target's series, or a runtime of its own for an allowed URL. */
+  readonly prober: Prober;
+
+  constructor(private ctx: RuntimeContext) {
     this.discovery = new Discovery(ctx.config.discovery.files, ctx.log, discoveryLimits(ctx.config));
+    this.prober = new Prober(ctx, catalogueOf(ctx.collectors), (name) => this.targets.get(name));
+  }
+
+  /** The configuration in force. */
+  get config(): Config {
+    return this.ctx.config;
   }
 
   get runners(): CollectorRunner[] {
@@ -49,7 +61,9 @@ export class Fleet {
    * runtime, keeping the series until replaced; otherwise only changed targets restart.
    */
   async reconfigure(next: Config, structural: boolean): Promise<void> {
-    this.ctx.config = next;
+    // A new generation: what is built from now on reads it; what keeps running keeps the one it was built with.
+    this.ctx = { ...this.ctx, config: next };
+    await this.prober.reconfigure(this.ctx);
     if (structural) {
       await Promise.all([...this.targets.values()].map((t) => t.stop(false)));
       await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
@@ -70,6 +84,7 @@ export class Fleet {
     this.discovery.stop();
     await Promise.all([...this.networks.values()].map((n) => n.stop(false)));
     await Promise.all([...this.targets.values()].map((t) => t.stop(false)));
+    await this.prober.stop();
   }
 
   private watchDiscovery(): void {

@@ -10,19 +10,23 @@ import { Directory } from '../vega/directory.js';
 import type { PacerRegistry } from '../http/pace.js';
 import type { ApiSli } from './api-sli.js';
 
-/** What every target and network runtime is built from, and how they make their runners. */
+/**
+ * What every target and network runtime is built from, and how they make their runners: one
+ * generation per loaded configuration. A reload makes a new one (Fleet.reconfigure); nothing edits
+ * one in place, so a runtime keeps the settings it was built with.
+ */
 export interface RuntimeContext {
-  config: Config;
-  store: SeriesStore;
-  log: Logger;
+  readonly config: Config;
+  readonly store: SeriesStore;
+  readonly log: Logger;
   /** The collector registry (collectors/index.ts, or a test's own list). */
-  collectors: readonly AnyCollectorModule[];
+  readonly collectors: readonly AnyCollectorModule[];
   /** Pacing and back-off per upstream host and port, shared by polls and probes. */
-  pacers?: PacerRegistry;
+  readonly pacers?: PacerRegistry;
   /** Takes every runner's first poll a few at a time (schedule/limiter.ts). */
-  firstPolls?: Limiter;
+  readonly firstPolls?: Limiter;
   /** Each request's outcome and duration, for the API's service levels. */
-  apiSli?: ApiSli;
+  readonly apiSli?: ApiSli;
 }
 
 /** A runner for each enabled collector of one scope, sharing that scope's directory and candidates. */

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { Body, Format } from '../engine/registry.js';
 import type { Logger } from '../logger.js';
-import type { ProbeResult } from './probe.js';
+import type { ProbeResult } from '../fleet/probe.js';
 import type { RunnerStatus } from '../engine/runner.js';
 import { VERSION, type BuildInfo } from '../version.js';
 import { runbookHtml } from './runbook.js';

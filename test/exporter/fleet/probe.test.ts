@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { hostileNode, json, statisticsBody, STATISTICS_HEADERS } from '../../helpers/hostile.js';
 import { lifecycle } from '../../helpers/lifecycle.js';
+import { configSchema, type Config } from '../../../src/exporter/config/schema.js';
 
 const { defer, exporter } = lifecycle();
 const STATS_ONLY = {
@@ -88,5 +89,30 @@ describe('/probe bounds', () => {
     expect(body).not.toContain('x'.repeat(65));
     expect(body).not.toContain('"n19"');
     expect(body.length).toBeLessThan(1000);
+  });
+});
+
+describe('/probe after a reload', () => {
+  it('a URL target made before a reload is polled with the new HTTP settings on the next probe', async () => {
+    const node = await hostileNode();
+    defer(node.close);
+    expect(statisticsBody().length).toBeGreaterThan(1024);
+    const input = (maxResponseBytes: number) => ({
+      collectors: STATS_ONLY,
+      http: { max_response_bytes: maxResponseBytes },
+      probe: { allowed_urls: [node.url] },
+    });
+    const settings = (maxResponseBytes: number): Config =>
+      configSchema.parse({ targets: [{ name: 'node1', url: node.url }], log: { level: 'silent' }, ...input(maxResponseBytes) });
+    let next = settings(32 * 1024 * 1024);
+    const e = await exporter(node.url, input(32 * 1024 * 1024), 'silent', () => next);
+    const success = async (): Promise<string | undefined> =>
+      /datanode_exporter_probe_success\{[^}]*\} (\d)/.exec(await (await probe(e.url, `${node.url}/u/`, '&collectors=statistics')).text())?.[1];
+    expect(await success()).toBe('1');
+    // A bound below the statistics body: a poll with the new settings fails.
+    next = settings(1024);
+    await e.exporter.reload();
+    expect(await success()).toBe('0');
+    expect(node.counts.get('/u/statistics')).toBe(2);
   });
 });

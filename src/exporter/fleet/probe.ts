@@ -1,6 +1,7 @@
 /**
  * /probe?target=<name or allowed URL>[&collectors=a,b]: one target's node-scoped series, polled now
- * if older than probe.max_age, within the scrape's deadline.
+ * if older than probe.max_age, within the scrape's deadline. The fleet owns the prober and hands it
+ * each configuration generation; web/ only routes the request here.
  */
 import type { Config } from '../config/schema.js';
 import type { MetricDef } from '../engine/metric.js';
@@ -8,8 +9,8 @@ import { SELF } from '../engine/self-metrics.js';
 import { toSeries } from '../engine/labels.js';
 import { CONTENT_TYPES, FamilyRegistry, storeSource, type Format } from '../engine/registry.js';
 import { SeriesStore } from '../engine/store.js';
-import type { RuntimeContext } from '../fleet/runtime-context.js';
-import { TargetRuntime } from '../fleet/target-runtime.js';
+import type { RuntimeContext } from './runtime-context.js';
+import { TargetRuntime } from './target-runtime.js';
 import { checkProbeUrl, parseAllowRule, type AllowRule } from '../http/allow.js';
 import { linkedSignal } from '../http/deadline.js';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -48,10 +49,10 @@ export class Prober {
   /** When each (collector, code) failure of a URL target was last logged. */
   private readonly logged = new Map<string, number>();
   /** URL targets' own runners stay quiet: the prober logs their failures, once per window. */
-  private readonly quietLog: Logger;
+  private quietLog: Logger;
 
   constructor(
-    private readonly ctx: RuntimeContext,
+    private ctx: RuntimeContext,
     /** The families a probe may render, in exposition order. */
     private readonly catalogue: readonly MetricDef[],
     private readonly configured: (name: string) => TargetRuntime | undefined,
@@ -207,7 +208,16 @@ export class Prober {
     }
   }
 
+  /** A new configuration generation: URL targets built from the old one are dropped, and made again from this one when next probed. */
+  async reconfigure(ctx: RuntimeContext): Promise<void> {
+    this.ctx = ctx;
+    this.quietLog = ctx.log.child({ probe: true }, { level: 'silent' });
+    await this.stop();
+  }
+
   async stop(): Promise<void> {
-    await Promise.all([...this.urlTargets.values()].map((p) => p.rt.stop(false)));
+    const made = [...this.urlTargets.values()];
+    this.urlTargets.clear();
+    await Promise.all(made.map((p) => p.rt.stop(false)));
   }
 }
