@@ -20,7 +20,16 @@ export interface CliOptions {
 }
 
 type OverrideKey =
-  'datanodeUrl' | 'datanodeName' | 'listenAddress' | 'telemetryPath' | 'logLevel' | 'logFormat' | 'shard' | 'webConfigFile' | 'enableLifecycle';
+  | 'datanodeUrl'
+  | 'datanodeName'
+  | 'listenAddress'
+  | 'healthListenAddress'
+  | 'telemetryPath'
+  | 'logLevel'
+  | 'logFormat'
+  | 'shard'
+  | 'webConfigFile'
+  | 'enableLifecycle';
 type Overrides = Partial<Record<OverrideKey, string>>;
 
 export interface Flag {
@@ -89,6 +98,16 @@ export const FLAGS: readonly Flag[] = [
     default: '`127.0.0.1:19308`',
     key: 'listenAddress',
     path: ['web', 'listen_address'],
+  },
+  {
+    flag: 'web.health-listen-address',
+    type: 'string',
+    arg: '<addr>',
+    env: 'DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS',
+    help: 'a listener of its own for /healthz and /readyz (plain HTTP, no auth)',
+    default: 'none',
+    key: 'healthListenAddress',
+    path: ['web', 'health_listen_address'],
   },
   {
     flag: 'web.telemetry-path',
