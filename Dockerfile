@@ -47,6 +47,8 @@ EXPOSE 19308
 # the listen address (and web config / config file, when used) belong in DATANODE_EXPORTER_*
 # variables so that `healthcheck` probes the address and scheme the daemon serves.
 ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=:19308
+# The health listener (/healthz, /readyz; plain HTTP): no client of the main port can starve it.
+ENV DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS=:19309
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "dist/exporter/cli.js", "healthcheck"]
 # The bin itself: its shebang carries the launch settings (docs/performance.md), and env execs
