@@ -1,7 +1,8 @@
 /**
  * The bounds a pod of the Helm chart lives within, read from the chart's values (its memory limit,
  * its liveness probe's timeout), and a watch of an exporter process against them: resident memory
- * every 50 ms, and GET /healthz on a fresh connection (as the kubelet sends it) every 100 ms.
+ * every 50 ms, and GET /healthz on a fresh connection (as the kubelet sends it) every 100 ms, where
+ * the chart's probe asks: the health listener.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -32,7 +33,7 @@ export interface Watched {
 }
 
 /** RSS and /healthz sampled until stopped: their maxima. */
-export function watch(p: { rssMiB: () => number; url: string }): { current: Readonly<Watched>; stop: () => Promise<Watched> } {
+export function watch(p: { rssMiB: () => number; url: string; healthUrl?: string }): { current: Readonly<Watched>; stop: () => Promise<Watched> } {
   const w: Watched = { rss: 0, healthMs: 0, checks: 0 };
   let running = true;
   const t = setInterval(() => {
@@ -44,7 +45,7 @@ export function watch(p: { rssMiB: () => number; url: string }): { current: Read
   }, 50);
   const loop = (async () => {
     while (running) {
-      w.healthMs = Math.max(w.healthMs, await healthz(p.url, LIVENESS_TIMEOUT_MS + 1000));
+      w.healthMs = Math.max(w.healthMs, await healthz(p.healthUrl ?? p.url, LIVENESS_TIMEOUT_MS + 1000));
       w.checks++;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -61,7 +62,11 @@ export function watch(p: { rssMiB: () => number; url: string }): { current: Read
 }
 
 /** watch(), read while it runs. */
-export function watchPod(p: { rssMiB: () => number; url: string }): { rss: () => number; healthz: () => number; stop: () => Promise<Watched> } {
+export function watchPod(p: { rssMiB: () => number; url: string; healthUrl?: string }): {
+  rss: () => number;
+  healthz: () => number;
+  stop: () => Promise<Watched>;
+} {
   const w = watch(p);
   return { rss: () => w.current.rss, healthz: () => w.current.healthMs, stop: w.stop };
 }

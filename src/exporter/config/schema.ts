@@ -102,7 +102,7 @@ const webSchema = z
       .int()
       .positive()
       .default(64 * 1024 * 1024),
-    /** Answer bytes all connections together may hold unread; beyond, those holding the most are closed. */
+    /** Answer bytes all connections together may hold unread; beyond, those unread longest are closed. */
     max_unsent_bytes: z
       .number()
       .int()

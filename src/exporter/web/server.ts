@@ -258,7 +258,7 @@ export interface ListenOptions {
   maxPipelinedRequests?: number | undefined;
   /** Answer bytes one connection may have waiting for its client when it sends another request; beyond, it is closed. Default: no limit. */
   maxUnsentBytesPerConnection?: number | undefined;
-  /** Answer bytes all connections together may have waiting; beyond, the connections holding the most are closed. Default: no limit. */
+  /** Answer bytes all connections together may have waiting; beyond, those whose reader has lagged longest are closed. Default: no limit. */
   maxUnsentBytes?: number | undefined;
   /** HTTPS when given (from the web-config file). */
   tls?: https.ServerOptions | undefined;
@@ -317,14 +317,14 @@ const unsent = (c: Conn): number => (c.http ?? c.raw).writableLength;
  * At most `max` connections, and a newcomer is never the one refused: the liveness check and a
  * scrape always arrive on a new connection. Over the bound, the connection idle longest (no request
  * being answered: never sent one, or kept alive between requests) is closed; failing that, the one
- * holding the most answer bytes its client has not read. Only when every connection is being
+ * whose client has left answer bytes unread longest. Only when every connection is being
  * answered and all is sent is the newcomer refused (at most max_requests are computed at once).
  *
  * Per request: an answer not handed over within the write timeout closes its own connection (a
  * client that does not read loses its connection, no one else's); a connection with more than
  * `maxPipelined` requests not yet answered, or holding more than `maxUnsentPerConnection` unread
  * bytes when it asks again, is closed before the request reaches a route; when all connections
- * together hold more than `maxUnsent` unread bytes, those holding the most are closed.
+ * together hold more than `maxUnsent` unread bytes, those unread longest are closed.
  */
 function guardConnections(
   server: http.Server,
@@ -340,10 +340,11 @@ function guardConnections(
     conns.delete(key);
     conns.set(key, c);
   };
-  const largestUnsent = (): [string, Conn] | undefined => {
-    let best: [string, Conn] | undefined;
-    for (const e of conns) if (unsent(e[1]) > (best ? unsent(best[1]) : 0)) best = e;
-    return best;
+  // Least recently active first: the first holding unsent bytes has waited longest for its reader
+  // (an answer just handed to a client that reads is the newest, whatever its size).
+  const longestUnread = (): [string, Conn] | undefined => {
+    for (const e of conns) if (unsent(e[1]) > 0) return e;
+    return undefined;
   };
   server.on('connection', (raw: net.Socket) => {
     const key = keyOf(raw);
@@ -358,7 +359,7 @@ function guardConnections(
           victim = e;
           break;
         }
-      victim ??= largestUnsent();
+      victim ??= longestUnread();
       if (!victim) return void raw.destroy();
       close(...victim);
     }
@@ -381,7 +382,7 @@ function guardConnections(
     let total = 0;
     for (const x of conns.values()) total += unsent(x);
     while (total > o.maxUnsent) {
-      const v = largestUnsent();
+      const v = longestUnread();
       if (!v) break;
       total -= unsent(v[1]);
       close(...v);

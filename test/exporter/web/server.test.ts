@@ -425,7 +425,7 @@ describe('connection limits', () => {
     }
   });
 
-  it('unread answers over web.max_unsent_bytes: the connection holding the most is closed, the asker served', async () => {
+  it('unread answers over web.max_unsent_bytes: the connection unread longest is closed, the asker served', async () => {
     const s = await serveWith({ maxConnections: 16, maxUnsentBytes: 40 * 1024 * 1024 }, bigDeps());
     const port = (s.address() as AddressInfo).port;
     try {
