@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 
 const VALUES = readFileSync('helm/datanode-exporter/values.yaml', 'utf8');
 export const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(VALUES.split('limits:')[1]!)![1]);
@@ -15,7 +16,11 @@ export const LIVENESS_TIMEOUT_MS = 1000 * Number(/^ {2}timeoutSeconds: (\d+)$/m.
 export function healthz(url: string, timeoutMs: number): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const req = http.get(`${url}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
+    // Over TLS (a main port with a web config), our own self-signed certificate on loopback.
+    const get = url.startsWith('https:')
+      ? (u: string, o: https.RequestOptions, cb: (res: http.IncomingMessage) => void) => https.get(u, { ...o, rejectUnauthorized: false }, cb)
+      : http.get;
+    const req = get(`${url}/healthz`, { agent: false, timeout: timeoutMs }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - t0 : Infinity));
     });
