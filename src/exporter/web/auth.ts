@@ -227,7 +227,8 @@ export class BasicAuth {
     if (f) f.checking = f.count >= this.limits.maxFailuresPerClient;
     const r = await this.pool.compare(pass, hash ?? this.dummyHash, gone, address);
     if (f) f.checking = false;
-    if (r === 'busy') this.suspectFor(address);
+    // A busy answer says nothing of its address: marking it would keep it behind the flood that
+    // made the pool busy, refused at every try while the flood lasts.
     if (r === 'ok' && hash !== undefined) {
       if (this.ok.size > 1024) this.ok.clear();
       this.ok.set(key, Date.now() + BasicAuth.TTL_MS);
