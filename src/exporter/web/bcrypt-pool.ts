@@ -4,8 +4,8 @@
  * have not failed or been refused lately go first, so a wrong-password flood cannot keep a right
  * password waiting.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { CompareReply, CompareRequest } from './bcrypt-worker.js';
 
 /** Limits on password checking (`web.auth` in the configuration file). */
 export interface AuthLimits {
@@ -27,16 +27,13 @@ export interface AuthLimits {
 
 export const DEFAULT_AUTH_LIMITS: AuthLimits = { maxConcurrentChecks: 2, maxQueuedChecks: 32, maxFailuresPerClient: 10, failureWindowMs: 60_000 };
 
-/** The worker's code: bcryptjs's synchronous compare, one message at a time, off the serving thread. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const bcrypt = require(workerData.bcrypt);
-parentPort.on('message', (m) => {
-  let ok = false;
-  try { ok = bcrypt.compareSync(m.pass, m.hash); } catch {}
-  parentPort.postMessage({ id: m.id, ok });
-});
-`;
+/** The worker's module, compiled beside this one (bcrypt-worker.ts). */
+function startWorker(): Worker {
+  const url = new URL(`./bcrypt-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  if (url.pathname.endsWith('.js')) return new Worker(url);
+  // Run from the TypeScript sources (the tests): a worker thread has no loader for .ts of its own.
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`, { eval: true });
+}
 
 interface Job {
   /** Whom the check is for: its priority is looked up when a place or a worker is given out. */
@@ -99,9 +96,9 @@ export class BcryptPool {
     const w = this.idle.pop();
     if (w) return w;
     if (this.all.length >= this.limits.maxConcurrentChecks || this.closed) return undefined;
-    const created = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcryptjs') } });
+    const created = startWorker();
     created.unref();
-    created.on('message', (m: { id: number; ok: boolean }) => {
+    created.on('message', (m: CompareReply) => {
       this.running.get(m.id)?.(m.ok);
       this.running.delete(m.id);
       this.idle.push(created);
@@ -131,7 +128,7 @@ export class BcryptPool {
       this.queue.splice(i, 1);
       const id = this.nextId++;
       this.running.set(id, (ok) => job.resolve(ok ? 'ok' : 'denied'));
-      w.postMessage({ id, pass: job.pass, hash: job.hash });
+      w.postMessage({ id, pass: job.pass, hash: job.hash } satisfies CompareRequest);
     }
   }
 
