@@ -61,12 +61,12 @@ export class BcryptPool {
   private closed = false;
 
   /**
-   * `suspect(address)`: whether an address has failed or been refused lately. Its checks wait
-   * behind the others, and give their place up to them when the queue is full.
+   * `rank(address)`: where an address's checks wait, lower first (0: it has not failed or been
+   * refused lately); when the queue is full, a check takes the place of one ranked further back.
    */
   constructor(
     private readonly limits: AuthLimits,
-    private readonly suspect: (address: string) => boolean = () => false,
+    private readonly rank: (address: string) => number = () => 0,
   ) {}
 
   /**
@@ -78,7 +78,14 @@ export class BcryptPool {
     return new Promise((done) => {
       if (this.checking.has(address)) return done('busy');
       if (this.queue.length >= this.limits.maxQueuedChecks) {
-        const i = this.suspect(address) ? -1 : this.queue.findLastIndex((j) => this.suspect(j.address));
+        // The newest of the checks ranked furthest back, if behind this one.
+        const mine = this.rank(address);
+        let i = -1;
+        let worst = mine;
+        this.queue.forEach((j, k) => {
+          const r = this.rank(j.address);
+          if (r >= worst && r > mine) [i, worst] = [k, r];
+        });
         if (i < 0) return done('busy');
         this.queue.splice(i, 1)[0]!.resolve('busy');
       }
@@ -112,11 +119,11 @@ export class BcryptPool {
   private pump(): void {
     for (;;) {
       if (this.queue.length === 0) return;
-      // The oldest check from an address in good standing, else the oldest.
-      const i = Math.max(
-        0,
-        this.queue.findIndex((j) => !this.suspect(j.address)),
-      );
+      // The oldest of the checks ranked first.
+      let i = 0;
+      this.queue.forEach((j, k) => {
+        if (this.rank(j.address) < this.rank(this.queue[i]!.address)) i = k;
+      });
       const job = this.queue[i]!;
       if (job.gone()) {
         this.queue.splice(i, 1);

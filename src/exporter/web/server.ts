@@ -305,6 +305,8 @@ interface Conn {
   http?: net.Socket;
   /** Requests received and not yet fully answered (more than one: pipelined). */
   busy: number;
+  /** Their write deadlines: cleared with the connection too (a pipelined answer queued behind a closed one never ends, and its timer would hold the connection's parsed requests). */
+  deadlines: Set<NodeJS.Timeout>;
 }
 
 /** A connection's key on both of its sockets: a TLS socket has no public link to the socket under it, but the same peer. */
@@ -333,6 +335,8 @@ function guardConnections(
   const conns = new Map<string, Conn>(); // least recently active first
   const close = (key: string, c: Conn): void => {
     conns.delete(key);
+    for (const t of c.deadlines) clearTimeout(t);
+    c.deadlines.clear();
     c.http?.destroy();
     c.raw.destroy();
   };
@@ -348,9 +352,9 @@ function guardConnections(
   };
   server.on('connection', (raw: net.Socket) => {
     const key = keyOf(raw);
-    const c: Conn = { raw, busy: 0 };
+    const c: Conn = { raw, busy: 0, deadlines: new Set() };
     raw.once('close', () => {
-      if (conns.get(key) === c) conns.delete(key);
+      if (conns.get(key) === c) close(key, c);
     });
     if (conns.size >= o.max) {
       let victim: [string, Conn] | undefined;
@@ -388,8 +392,10 @@ function guardConnections(
       close(...v);
     }
     const deadline = setTimeout(() => close(key, c), o.writeTimeoutMs);
+    c.deadlines.add(deadline);
     res.once('close', () => {
       clearTimeout(deadline);
+      c.deadlines.delete(deadline);
       c.busy--;
       if (conns.get(key) === c) touch(key, c);
     });

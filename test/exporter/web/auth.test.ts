@@ -20,7 +20,7 @@ describe('BasicAuth under load', () => {
     return a;
   };
 
-  it('a busy answer does not mark its address: its next try takes the place of an address that failed', async () => {
+  it('a busy answer does not mark its address as failed: its next try takes the place of an address that failed', async () => {
     const a = make({ maxQueuedChecks: 1 });
     // Two first-time addresses hold the worker and the one queue place: Prometheus is told busy.
     const first = [a.check(basic('prometheus', 'x'), 'A'), a.check(basic('prometheus', 'x'), 'B')];
