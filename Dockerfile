@@ -44,10 +44,13 @@ COPY --chown=root:root package.json LICENSE ./
 # Served as /runbook, where every alert's runbook_url points (the runbook of this version).
 COPY --chown=root:root docs/runbook.md ./docs/
 USER node
-EXPOSE 19308
+EXPOSE 19308 19309
 # Every interface by default in a container, but below the config file: a mounted config's
 # web.listen_address wins, and flags and DATANODE_EXPORTER_WEB_LISTEN_ADDRESS win over both.
 ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308
+# The health listener (/healthz, /readyz; plain HTTP), below the config file likewise: no client
+# of the main port can starve it.
+ENV DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS_DEFAULT=:19309
 # --pid=1: the health check reads the exporter's own arguments and environment (/proc/1), so it
 # probes the address and scheme the daemon serves however they were given.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=15s --retries=3 \

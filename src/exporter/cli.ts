@@ -85,6 +85,7 @@ async function prepare(argv: string[]): Promise<Prepared> {
 
 interface Running {
   url: string;
+  healthUrl: string | undefined;
   reload: () => Promise<string[] | void>;
   stop: () => Promise<void>;
 }
@@ -94,7 +95,7 @@ async function run(cli: CliOptions, config: Config, log: Logger, web: WebAuth | 
   const { loadConfig } = await import('./config/load.js');
   const ex = new Exporter(config, log, () => loadConfig(cli));
   const url = await ex.start(undefined, web);
-  return { url, reload: () => ex.reload(), stop: () => ex.stop() };
+  return { url, healthUrl: ex.healthUrl, reload: () => ex.reload(), stop: () => ex.stop() };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -139,6 +140,7 @@ async function serve(argv: string[], signals: Signals): Promise<number> {
   log.info(
     {
       url: `${exporter.url}${config.web.telemetry_path}`,
+      health: exporter.healthUrl,
       targets: inShard(config.targets, config.shard).map((t) => t.name),
       shard: config.shard,
       version: VERSION,

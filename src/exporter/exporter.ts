@@ -163,6 +163,11 @@ export class Exporter {
     }));
   }
 
+  /** The health listener's /healthz, when one was started. */
+  get healthUrl(): string | undefined {
+    return this.web?.healthUrl;
+  }
+
   /** Poll, and serve /metrics and the other routes. */
   async start(listenAddress = this.config.web.listen_address, auth?: WebAuth): Promise<string> {
     this.web = await startWeb(

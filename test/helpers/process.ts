@@ -17,6 +17,8 @@ const { env: LAUNCH_ENV, flags: NODE_FLAGS } = launchSettings();
 export interface ExporterProcess {
   child: ChildProcess;
   url: string;
+  /** Where the chart's and the image's liveness check asks: the health listener (the main port when there is none). */
+  healthUrl: string;
   output: () => string;
   /** Resident memory now, in MiB (VmRSS). */
   rssMiB: () => number;
@@ -62,7 +64,8 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
     [...NODE_FLAGS, ...(process.env.DNE_NODE_FLAGS ? process.env.DNE_NODE_FLAGS.split(' ') : []), `${dist}/exporter/cli.js`, '--config.file', file, ...args],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...LAUNCH_ENV },
+      // The health listener as the image (this variable) and the chart (its flag) open it.
+      env: { ...process.env, ...LAUNCH_ENV, DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS: '127.0.0.1:0' },
     },
   );
   let out = '';
@@ -71,7 +74,7 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const t = setInterval(() => {
-      const m = / url=(http:\/\/\S+)\/metrics /.exec(out);
+      const m = / url=(https?:\/\/\S+)\/metrics /.exec(out);
       if (m) {
         clearInterval(t);
         resolve(m[1]!);
@@ -81,9 +84,11 @@ export async function spawnExporter(config: object, args: string[] = []): Promis
       }
     }, 20);
   });
+  const health = / health=(http:\/\/\S+)\/healthz(?=\s|$)/m.exec(out)?.[1];
   return {
     child,
     url,
+    healthUrl: health ?? url,
     output: () => out,
     rssMiB: () => rssMiB(child.pid!),
     stop: async () => {

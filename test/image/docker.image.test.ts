@@ -166,6 +166,7 @@ describe('image', () => {
 
   it('runs read-only as uid 1000, serves /metrics, turns healthy, writes nothing, and stops on SIGTERM with 0 within 2 s', async () => {
     const port = await freePort();
+    const healthPort = await freePort();
     const t0 = Date.now();
     const started = await eng.docker(
       'run',
@@ -178,6 +179,9 @@ describe('image', () => {
       // A non-default address: the health check must follow it (the old one was fixed on :19308).
       '-e',
       `DATANODE_EXPORTER_WEB_LISTEN_ADDRESS=127.0.0.1:${port}`,
+      // And the health listener's: the image's own (:19309) is a fixed port on a shared host network.
+      '-e',
+      `DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS=127.0.0.1:${healthPort}`,
       '--health-interval=1s',
       '--health-timeout=3s',
       '--health-start-period=1s',

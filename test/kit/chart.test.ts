@@ -101,6 +101,7 @@ type Values = {
   extraEnv: unknown[];
   shards: number;
   telemetryPath: string;
+  healthPort: number;
 };
 type Rendered = { docs: Doc[]; values: Values; of: (kind: string) => Obj[]; one: (kind: string) => Obj };
 
@@ -175,6 +176,8 @@ const subset = (small: Labels | undefined, big: Labels | undefined, what: string
 
 /** The scheme the pod serves: HTTPS exactly when a web config from a Secret enables TLS. */
 const podScheme = (v: Values): 'HTTP' | 'HTTPS' => (v.webConfig.existingSecret && v.webConfig.tls !== false ? 'HTTPS' : 'HTTP');
+/** The health listener serves plain HTTP whatever the web config; the service port as the pod serves. */
+const probeScheme = (v: Values, port: string | number): 'HTTP' | 'HTTPS' => (port === 'health' ? 'HTTP' : podScheme(v));
 
 const ruleFile = parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: { alert: string }[] }[] };
 const ruleCount = ruleFile.groups.flatMap((g) => g.rules).length;
@@ -210,11 +213,14 @@ function check(m: Rendered): void {
     for (const probe of ['livenessProbe', 'readinessProbe'] as const) {
       const get = c[probe]?.httpGet;
       expect(get, `${c.name}.${probe}.httpGet`).toBeDefined();
-      expect(get!.scheme ?? 'HTTP', `${c.name}.${probe}.httpGet.scheme (Kubernetes defaults to HTTP)`).toBe(podScheme(v));
+      expect(get!.scheme ?? 'HTTP', `${c.name}.${probe}.httpGet.scheme (Kubernetes defaults to HTTP)`).toBe(probeScheme(v, get!.port));
       expect(portNames, `${c.name}.${probe} port`).toContain(get!.port);
     }
     const startup = c.startupProbe?.httpGet;
-    if (startup) expect(startup.scheme, `${c.name}.startupProbe.httpGet.scheme`).toBe(podScheme(v));
+    if (startup) expect(startup.scheme, `${c.name}.startupProbe.httpGet.scheme`).toBe(probeScheme(v, startup.port));
+    // The health listener the probes ask, where the exporter is told to open it.
+    expect(c.args).toContain(`--web.health-listen-address=:${v.healthPort}`);
+    expect(c.ports).toContainEqual(expect.objectContaining({ name: 'health', containerPort: v.healthPort }));
     for (const mount of c.volumeMounts ?? []) expect(volumes.has(mount.name), `volume for mount ${mount.name}`).toBe(true);
     expect(c.args).toContain(`--web.telemetry-path=${v.telemetryPath}`);
   }
@@ -336,7 +342,9 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     'web config serving TLS',
     { webConfig: web },
     (m) => {
-      expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+      // The probes ask the health listener (plain HTTP); metrics are served over TLS.
+      expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
+      expect(container(m).livenessProbe!.httpGet!.port).toBe('health');
       expect(container(m).args).toContain('--web.config.file=/etc/datanode-exporter/web/web-config.yml');
       expect(workload(m).spec!.template!.spec.volumes).toContainEqual({ name: 'web-config', secret: { secretName: 'dne-web' } });
     },
@@ -635,6 +643,34 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
   ],
   [
+    'probes on the service port, as before the health listener',
+    {
+      webConfig: web,
+      // null drops the default's explicit scheme: the chart then follows the web config.
+      livenessProbe: { httpGet: { path: '/healthz', port: 'http', scheme: null } },
+      readinessProbe: { httpGet: { path: '/readyz', port: 'http', scheme: null } },
+    },
+    (m) => {
+      expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+    },
+  ],
+  [
+    'NetworkPolicy: Prometheus to the service port, no rule for the health port',
+    { networkPolicy: { enabled: true, from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }] } },
+    (m) => {
+      const spec = m.one('NetworkPolicy').spec as unknown as {
+        podSelector: { matchLabels: Labels };
+        policyTypes: string[];
+        ingress: { ports: { port: string }[]; from: unknown[] }[];
+      };
+      subset(spec.podSelector.matchLabels, workload(m).spec!.template!.metadata.labels, 'NetworkPolicy podSelector');
+      expect(spec.policyTypes).toEqual(['Ingress']);
+      expect(spec.ingress).toEqual([
+        { ports: [{ port: 'http', protocol: 'TCP' }], from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }] },
+      ]);
+    },
+  ],
+  [
     'PrometheusRule with alerts disabled',
     { prometheusRule: { enabled: true, disabled: { DatanodeExporterDown: true, VegaDataNodeDown: true } } },
     (m) => {
@@ -815,7 +851,7 @@ const matrix: [string, object, (m: Rendered) => void, string?][] = [
     },
     (m) => {
       expect(kinds(m)).toEqual(['ServiceAccount', 'ConfigMap', 'Service', 'Deployment', 'PrometheusRule', 'ServiceMonitor']);
-      expect(probeSchemes(m)).toEqual(['HTTPS', 'HTTPS']);
+      expect(probeSchemes(m)).toEqual(['HTTP', 'HTTP']);
     },
   ],
 ];
@@ -855,9 +891,9 @@ describe("helm chart rendered with Helm's engine (tools/chart-render)", () => {
     const fresh = (): Rendered => render('broken', { webConfig: web, serviceMonitor: { enabled: true } });
     const breakages: [string, (m: Rendered) => void][] = [
       [
-        'probe scheme missing',
+        'probe scheme HTTPS on the plain-HTTP health port',
         (m) => {
-          delete container(m).livenessProbe!.httpGet!.scheme;
+          container(m).livenessProbe!.httpGet!.scheme = 'HTTPS';
         },
       ],
       [

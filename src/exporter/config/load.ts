@@ -20,7 +20,16 @@ export interface CliOptions {
 }
 
 type OverrideKey =
-  'datanodeUrl' | 'datanodeName' | 'listenAddress' | 'telemetryPath' | 'logLevel' | 'logFormat' | 'shard' | 'webConfigFile' | 'enableLifecycle';
+  | 'datanodeUrl'
+  | 'datanodeName'
+  | 'listenAddress'
+  | 'healthListenAddress'
+  | 'telemetryPath'
+  | 'logLevel'
+  | 'logFormat'
+  | 'shard'
+  | 'webConfigFile'
+  | 'enableLifecycle';
 type Overrides = Partial<Record<OverrideKey, string>>;
 
 export interface Flag {
@@ -91,6 +100,16 @@ export const FLAGS: readonly Flag[] = [
     path: ['web', 'listen_address'],
   },
   {
+    flag: 'web.health-listen-address',
+    type: 'string',
+    arg: '<addr>',
+    env: 'DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS',
+    help: 'a listener of its own for /healthz and /readyz (plain HTTP, no auth)',
+    default: 'none',
+    key: 'healthListenAddress',
+    path: ['web', 'health_listen_address'],
+  },
+  {
     flag: 'web.telemetry-path',
     type: 'string',
     arg: '<path>',
@@ -157,6 +176,13 @@ export const FLAGS: readonly Flag[] = [
 
 /** The default listen address where the built-in one does not fit (the image sets `:19308`). */
 export const LISTEN_DEFAULT_ENV = 'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT';
+/** Likewise the health listener's (the image sets `:19309`). */
+export const HEALTH_LISTEN_DEFAULT_ENV = 'DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS_DEFAULT';
+/** An installation's own defaults: below the config file, so that a mounted config's setting is honoured. */
+const INSTALL_DEFAULTS = [
+  { env: LISTEN_DEFAULT_ENV, key: 'listenAddress', setting: 'listen_address' },
+  { env: HEALTH_LISTEN_DEFAULT_ENV, key: 'healthListenAddress', setting: 'health_listen_address' },
+] as const;
 
 export const USAGE = [
   'Usage: datanode-exporter [flags]',
@@ -167,7 +193,7 @@ export const USAGE = [
     return `  ${name.padEnd(31)}${f.help.replace(/`/g, '')}${def}${f.env ? `; env ${f.env}` : ''}`;
   }),
   'Flags override the environment, which overrides the config file.',
-  `${LISTEN_DEFAULT_ENV} replaces the default listen address only (below the config file).`,
+  `${LISTEN_DEFAULT_ENV} and ${HEALTH_LISTEN_DEFAULT_ENV} replace the defaults only (below the config file).`,
 ].join('\n');
 
 export function parseCli(argv: string[]): CliOptions {
@@ -384,15 +410,16 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     setIn(raw, f.path, f.parse ? f.parse(text) : text);
   }
 
-  // An installation's own default listen address (the image's `:19308`): below the file, so that a
-  // mounted config's web.listen_address is honoured; flags and DATANODE_EXPORTER_WEB_LISTEN_ADDRESS
-  // still win over both.
+  // An installation's own default listen addresses (the image's `:19308` and `:19309`): below the
+  // file, so that a mounted config's web.* is honoured; flags and their variables still win over both.
   const web = raw.web;
-  const fileListens = typeof web === 'object' && web !== null && 'listen_address' in web;
-  const listenDefault = env[LISTEN_DEFAULT_ENV];
-  if (eff.listenAddress === undefined && !fileListens && listenDefault) {
-    setIn(raw, ['web', 'listen_address'], listenDefault);
-    from['web.listen_address'] = LISTEN_DEFAULT_ENV;
+  for (const d of INSTALL_DEFAULTS) {
+    const inFile = typeof web === 'object' && web !== null && d.setting in web;
+    const value = env[d.env];
+    if (eff[d.key] === undefined && !inFile && value) {
+      setIn(raw, ['web', d.setting], value);
+      from[`web.${d.setting}`] = d.env;
+    }
   }
   const result = configSchema.safeParse(raw);
   const where = (path: readonly PropertyKey[], key?: string): string => {

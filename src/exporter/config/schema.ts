@@ -84,23 +84,41 @@ const webSchema = z
       .regex(/^\/[A-Za-z0-9._~/-]*$/, { error: 'expected a path such as /metrics' })
       .refine((p) => !OTHER_ROUTES.includes(p), { error: `expected a path other than ${OTHER_ROUTES.join(', ')}` })
       .default('/metrics'),
-    max_connections: z.number().int().positive().default(256),
     /**
-     * Of max_connections, how many are kept for clients that have sent a whole request (scrapes,
-     * probes): connections still sending their first request never hold these; over the bounds,
-     * the oldest of those is closed rather than the newcomer refused. Default: max_connections / 8, at most 32.
+     * A listener of its own for /healthz and /readyz (plain HTTP, no auth): no client of the main
+     * port can stand between the kubelet and them. Off unless given (the chart and the image set it).
      */
-    reserved_connections: z.number().int().min(0).optional(),
+    health_listen_address: listenAddress.optional(),
+    /** Connections at once; a newcomer beyond takes the place of the one idle longest (never refused for it). */
+    max_connections: z.number().int().positive().default(1024),
+    /** Requests computed at once, as node_exporter's --web.max-requests; more are answered 503. 0: no limit. */
+    max_requests: z.number().int().min(0).default(40),
     /** Requests one connection may make before it is closed (the client reconnects). */
     max_requests_per_connection: z.number().int().min(1).default(1000),
     /** Requests one connection may have sent and not had answered yet (HTTP pipelining); more close it. */
     max_pipelined_requests: z.number().int().min(1).default(4),
+    /** Answer bytes one connection may hold unread when it sends another request; more close it. */
+    max_unsent_bytes_per_connection: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
+    /** Answer bytes all connections together may hold unread; beyond, those unread longest are closed. */
+    max_unsent_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(128 * 1024 * 1024),
     /** exporter-toolkit web-config file: TLS, client certificates, basic auth. */
     config_file: z.string().min(1).optional(),
     /** A client must send its request headers within this time (slow clients are cut off). */
     read_header_timeout: duration.prefault('10s'),
     /** And its whole request within this one. */
     request_timeout: duration.prefault('30s'),
+    /** An answer not handed over within this time of its request closes its connection (Go's WriteTimeout; above probe.timeout). */
+    write_timeout: duration.prefault('30s'),
+    /** A kept-alive connection waiting this long for its next request is closed (Go's IdleTimeout). */
+    idle_timeout: duration.prefault('15s'),
     /** Basic auth under attack: bounded bcrypt work, and failures per client address limited. */
     auth: z
       .strictObject({
@@ -119,10 +137,6 @@ const webSchema = z
       .prefault({}),
     /** POST /-/reload answers only when this is on (--web.enable-lifecycle); SIGHUP always reloads. */
     enable_lifecycle: z.boolean().default(false),
-  })
-  .refine((w) => w.reserved_connections === undefined || w.reserved_connections < w.max_connections, {
-    error: 'reserved_connections must be less than max_connections',
-    path: ['reserved_connections'],
   })
   .prefault({});
 

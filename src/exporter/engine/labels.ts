@@ -1,6 +1,6 @@
 /**
  * What collectors produce (samples) and how their label values are bounded before they reach the
- * registry. prom-client escapes label values when it renders; capping is ours.
+ * registry. prom-client escapes label values when it renders; capping and control characters are ours.
  */
 import { createHash } from 'node:crypto';
 import type { MetricDef } from './metric.js';
@@ -30,27 +30,41 @@ function looksCapped(v: string): boolean {
 }
 
 /**
- * A label value within `max` UTF-8 bytes: a longer one is cut on a character boundary and suffixed
- * with `~` and 16 hex digits of its SHA-256, so two long values never share a series (and the
+ * Control characters a label value may not carry as they are: C0 but tab and newline (which the
+ * formats escape or allow), DEL and C1. A terminal shows NUL or ESC from a market name as commands.
+ */
+const isControl = (c: number): boolean => (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f);
+
+function hasControl(v: string): boolean {
+  for (let i = 0; i < v.length; i++) if (isControl(v.charCodeAt(i))) return true;
+  return false;
+}
+
+/**
+ * A label value within `max` UTF-8 bytes, without control characters: each is replaced by U+FFFD
+ * and the value suffixed as a long one is (below), so two values differing only there stay apart.
+ * A longer value is cut on a character boundary and suffixed with `~` and 16 hex digits of its SHA-256, so two long values never share a series (and the
  * same long value always gives the same one). A value that already ends in that form is hashed the
  * same way whatever its length: a value exported as sent never ends in it, so a node cannot send
  * an id equal to another id's capped form and have the two share a series.
  */
 export function capLabel(v: string, max = DEFAULT_LABEL_VALUE_BYTES): string {
-  if ((v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) && !looksCapped(v)) return v;
+  const control = hasControl(v);
+  if (!control && (v.length * 3 <= max || Buffer.byteLength(v, 'utf8') <= max) && !looksCapped(v)) return v;
+  const shown = control ? Array.from(v, (ch) => (isControl(ch.charCodeAt(0)) ? '\ufffd' : ch)).join('') : v;
   // One pass over code points and one slice: a value built a character at a time costs a string
   // node per character, kilobytes per label and seconds per poll for a network of long ids.
   const keep = max - SUFFIX_BYTES;
   let end = 0;
   let bytes = 0;
-  while (end < v.length) {
-    const c = v.codePointAt(end)!;
+  while (end < shown.length) {
+    const c = shown.codePointAt(end)!;
     const b = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; // a lone surrogate: 3, as UTF-8 encodes it (U+FFFD)
     if (bytes + b > keep) break;
     bytes += b;
     end += c > 0xffff ? 2 : 1;
   }
-  return `${v.slice(0, end)}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, HASH_DIGITS)}`;
+  return `${shown.slice(0, end)}~${createHash('sha256').update(v, 'utf8').digest('hex').slice(0, HASH_DIGITS)}`;
 }
 
 /** A series as prom-client reads it from a metric's get(). */

@@ -150,9 +150,6 @@ export class FamilyRegistry {
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
         hit = { version, bytes: Buffer.from(await this.polled.getSingleMetricAsString(nameOf(def, this.format)), 'utf8') };
-        // Its collect() sets every series again at the next render: holding them until then would
-        // only make them outlive the young generation and cost a full collection each.
-        this.families.get(def)!.reset();
         this.texts.set(def, hit);
         await nextTurn();
       }
@@ -202,26 +199,26 @@ function ownMetrics(own: { build: BuildInfo; seriesCount: () => number; extra?: 
   return [...scratch.getMetricsAsArray().map((m) => scratch.getSingleMetric(m.name)!), ...(own.extra ?? [])];
 }
 
-/** A family as a prom-client metric whose collect() sets the series `read` returns, in their order. */
+/**
+ * A family as a prom-client metric whose get() serves the series `read` returns, in their order,
+ * as they are: prom-client's own store keys a series by its label values joined with `,` and `:`
+ * unescaped, so two distinct series could be merged into one by what a node puts in a name.
+ */
 function familyOf(def: MetricDef, name: string, read: () => readonly SeriesValue[]): Family {
   const config = { name, help: def.help, labelNames: [...def.labels], registers: [] };
   if (def.type === 'counter') {
-    return new Counter({
-      ...config,
-      collect() {
-        this.reset();
-        // A counter holds no negative or infinite value (prom-client throws): such a sample is left out rather than the body.
-        for (const s of read()) if (s.value >= 0 ? s.value !== Infinity : Number.isNaN(s.value)) this.inc(s.labels, s.value);
-      },
-    });
+    return new (class extends Counter {
+      override async get() {
+        // A counter holds no negative or infinite value: such a sample is left out rather than the body.
+        return { ...(await super.get()), values: read().filter((s) => (s.value >= 0 ? s.value !== Infinity : Number.isNaN(s.value))) };
+      }
+    })(config);
   }
-  return new Gauge({
-    ...config,
-    collect() {
-      this.reset();
-      for (const s of read()) this.set(s.labels, s.value);
-    },
-  });
+  return new (class extends Gauge {
+    override async get() {
+      return { ...(await super.get()), values: [...read()] };
+    }
+  })(config);
 }
 
 export interface Body {

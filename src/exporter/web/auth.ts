@@ -103,6 +103,13 @@ export function loadWebConfig(path: string): { config: WebConfig; tls: Https.Ser
   return { config, tls };
 }
 
+/** An address's failures and busy answers in the current window. */
+interface Standing {
+  until: number;
+  failed: number;
+  busy: number;
+}
+
 /** Failures of one (address, user) in the current window. */
 interface Failures {
   count: number;
@@ -130,8 +137,8 @@ export class BasicAuth {
   private readonly dummyHash: string;
   private readonly ok = new Map<string, number>();
   private readonly failures = new Map<string, Failures>();
-  /** Addresses with a failure in the current window, and until when. */
-  private readonly suspects = new Map<string, number>();
+  /** Addresses that failed, or were told the pool is busy, in the current window. */
+  private readonly standing = new Map<string, Standing>();
   private readonly pool: BcryptPool;
   private static readonly TTL_MS = 5 * 60_000;
 
@@ -142,7 +149,7 @@ export class BasicAuth {
     this.users = new Map(Object.entries(users).map(([u, h]) => [createHash('sha256').update(u).digest(), h.replace(/^\$2y\$/, '$2b$')]));
     // The cost is the two digits after `$2b$`; '' when there are no users (auth is off then).
     this.dummyHash = [...this.users.values()].reduce((a, h) => (h.slice(4, 6) > a.slice(4, 6) ? h : a), '');
-    this.pool = new BcryptPool(limits, (address) => this.isSuspect(address));
+    this.pool = new BcryptPool(limits, (address) => this.rank(address));
   }
 
   get enabled(): boolean {
@@ -186,17 +193,24 @@ export class BasicAuth {
     this.suspectFor(address);
   }
 
-  /** `address` failed or was refused: its checks go after the others' for a window. */
-  private suspectFor(address: string): void {
+  /** `address` failed or was refused (`failed`), or was told the pool is busy: its checks go after the others' for a window. */
+  private suspectFor(address: string, failed = true): void {
     const now = Date.now();
-    trim(this.suspects, (until) => until <= now);
-    this.suspects.delete(address); // re-inserted last: trim drops the oldest first
-    this.suspects.set(address, now + this.limits.failureWindowMs);
+    trim(this.standing, (s) => s.until <= now);
+    let s = this.standing.get(address);
+    if (!s || s.until <= now) s = { until: 0, failed: 0, busy: 0 };
+    this.standing.delete(address); // re-inserted last: trim drops the oldest first
+    this.standing.set(address, { until: now + this.limits.failureWindowMs, failed: s.failed + (failed ? 1 : 0), busy: s.busy + (failed ? 0 : 1) });
   }
 
-  private isSuspect(address: string): boolean {
-    const until = this.suspects.get(address);
-    return until !== undefined && until > Date.now();
+  /**
+   * Where `address` waits (lower first): an address that failed goes after every one that has not;
+   * among those that have not, one told busy fewer times first. So a flood retrying on busy answers
+   * keeps its own addresses back, not an address that was told busy once.
+   */
+  private rank(address: string): number {
+    const s = this.standing.get(address);
+    return s === undefined || s.until <= Date.now() ? 0 : s.failed * 1e9 + Math.min(s.busy, 1e9 - 1);
   }
 
   async check(header: string | undefined, address = '', gone: () => boolean = () => false): Promise<CheckResult> {
@@ -227,7 +241,9 @@ export class BasicAuth {
     if (f) f.checking = f.count >= this.limits.maxFailuresPerClient;
     const r = await this.pool.compare(pass, hash ?? this.dummyHash, gone, address);
     if (f) f.checking = false;
-    if (r === 'busy') this.suspectFor(address);
+    // A busy answer says nothing of its address: marked as failed, it would wait behind the flood
+    // that made the pool busy, refused at every try while the flood lasts.
+    if (r === 'busy') this.suspectFor(address, false);
     if (r === 'ok' && hash !== undefined) {
       if (this.ok.size > 1024) this.ok.clear();
       this.ok.set(key, Date.now() + BasicAuth.TTL_MS);

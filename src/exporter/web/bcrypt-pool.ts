@@ -4,8 +4,8 @@
  * have not failed or been refused lately go first, so a wrong-password flood cannot keep a right
  * password waiting.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { CompareReply, CompareRequest } from './bcrypt-worker.js';
 
 /** Limits on password checking (`web.auth` in the configuration file). */
 export interface AuthLimits {
@@ -27,16 +27,13 @@ export interface AuthLimits {
 
 export const DEFAULT_AUTH_LIMITS: AuthLimits = { maxConcurrentChecks: 2, maxQueuedChecks: 32, maxFailuresPerClient: 10, failureWindowMs: 60_000 };
 
-/** The worker's code: bcryptjs's synchronous compare, one message at a time, off the serving thread. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const bcrypt = require(workerData.bcrypt);
-parentPort.on('message', (m) => {
-  let ok = false;
-  try { ok = bcrypt.compareSync(m.pass, m.hash); } catch {}
-  parentPort.postMessage({ id: m.id, ok });
-});
-`;
+/** The worker's module, compiled beside this one (bcrypt-worker.ts). */
+function startWorker(): Worker {
+  const url = new URL(`./bcrypt-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  if (url.pathname.endsWith('.js')) return new Worker(url);
+  // Run from the TypeScript sources (the tests): a worker thread has no loader for .ts of its own.
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`, { eval: true });
+}
 
 interface Job {
   /** Whom the check is for: its priority is looked up when a place or a worker is given out. */
@@ -64,12 +61,12 @@ export class BcryptPool {
   private closed = false;
 
   /**
-   * `suspect(address)`: whether an address has failed or been refused lately. Its checks wait
-   * behind the others, and give their place up to them when the queue is full.
+   * `rank(address)`: where an address's checks wait, lower first (0: it has not failed or been
+   * refused lately); when the queue is full, a check takes the place of one ranked further back.
    */
   constructor(
     private readonly limits: AuthLimits,
-    private readonly suspect: (address: string) => boolean = () => false,
+    private readonly rank: (address: string) => number = () => 0,
   ) {}
 
   /**
@@ -81,7 +78,14 @@ export class BcryptPool {
     return new Promise((done) => {
       if (this.checking.has(address)) return done('busy');
       if (this.queue.length >= this.limits.maxQueuedChecks) {
-        const i = this.suspect(address) ? -1 : this.queue.findLastIndex((j) => this.suspect(j.address));
+        // The newest of the checks ranked furthest back, if behind this one.
+        const mine = this.rank(address);
+        let i = -1;
+        let worst = mine;
+        this.queue.forEach((j, k) => {
+          const r = this.rank(j.address);
+          if (r >= worst && r > mine) [i, worst] = [k, r];
+        });
         if (i < 0) return done('busy');
         this.queue.splice(i, 1)[0]!.resolve('busy');
       }
@@ -99,9 +103,9 @@ export class BcryptPool {
     const w = this.idle.pop();
     if (w) return w;
     if (this.all.length >= this.limits.maxConcurrentChecks || this.closed) return undefined;
-    const created = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcryptjs') } });
+    const created = startWorker();
     created.unref();
-    created.on('message', (m: { id: number; ok: boolean }) => {
+    created.on('message', (m: CompareReply) => {
       this.running.get(m.id)?.(m.ok);
       this.running.delete(m.id);
       this.idle.push(created);
@@ -115,11 +119,11 @@ export class BcryptPool {
   private pump(): void {
     for (;;) {
       if (this.queue.length === 0) return;
-      // The oldest check from an address in good standing, else the oldest.
-      const i = Math.max(
-        0,
-        this.queue.findIndex((j) => !this.suspect(j.address)),
-      );
+      // The oldest of the checks ranked first.
+      let i = 0;
+      this.queue.forEach((j, k) => {
+        if (this.rank(j.address) < this.rank(this.queue[i]!.address)) i = k;
+      });
       const job = this.queue[i]!;
       if (job.gone()) {
         this.queue.splice(i, 1);
@@ -131,7 +135,7 @@ export class BcryptPool {
       this.queue.splice(i, 1);
       const id = this.nextId++;
       this.running.set(id, (ok) => job.resolve(ok ? 'ok' : 'denied'));
-      w.postMessage({ id, pass: job.pass, hash: job.hash });
+      w.postMessage({ id, pass: job.pass, hash: job.hash } satisfies CompareRequest);
     }
   }
 

@@ -16,7 +16,8 @@ const TIMEOUT_MS = 2_000;
 const HELP = `Usage: datanode-exporter healthcheck [the daemon's flags]
        datanode-exporter healthcheck --pid=N
 Exit 0 if the exporter those flags, DATANODE_EXPORTER_* variables and config file describe answers
-GET /healthz with 2xx within 2 s, else 1. Wildcard listen addresses are probed on loopback. With
+GET /healthz with 2xx within 2 s, else 1: on the health listener when one is set
+(--web.health-listen-address), else on the main one. Wildcard addresses are probed on loopback. With
 --pid=N, the flags and environment are those process N was started with (the image uses --pid=1).`;
 
 /**
@@ -90,14 +91,16 @@ export async function healthcheck(argv: string[], env: NodeJS.ProcessEnv = proce
     // HEALTHCHECK cannot see the --datanode.url given as container arguments: stand one in.
     const noTarget = cli.overrides.datanodeUrl === undefined && !env.DATANODE_EXPORTER_DATANODE_URL;
     const config = loadConfig(cli, noTarget ? { ...env, DATANODE_EXPORTER_DATANODE_URL: 'http://127.0.0.1:1' } : env);
+    // The health listener, when there is one: plain HTTP, and no client of the main port in its way.
+    const health = config.web.health_listen_address;
     let tls = false;
-    if (config.web.config_file) {
+    if (health === undefined && config.web.config_file) {
       const web = (await import('./auth.js')).loadWebConfig(config.web.config_file);
       tls = web.tls !== undefined;
       if (web.tls && web.config.tls_server_config?.client_auth_type.startsWith('Require'))
         clientPair = { cert: web.tls.cert as Buffer, key: web.tls.key as Buffer };
     }
-    url = healthUrl(config.web.listen_address, tls);
+    url = health === undefined ? healthUrl(config.web.listen_address, tls) : healthUrl(health, false);
   } catch (err) {
     process.stderr.write(`datanode-exporter healthcheck: ${(err as Error).message}\n`);
     return 1;

@@ -34,6 +34,8 @@ export interface ServerDeps {
   telemetryPath?: string | undefined;
   /** For the landing page: the build, and the targets this exporter polls. */
   about?: (() => { build: BuildInfo; targets: { name: string; url: string }[] }) | undefined;
+  /** Requests computed at once, as node_exporter's --web.max-requests (0: no limit); more are answered 503. */
+  maxRequests?: number | undefined;
 }
 
 const gzip = promisify(gzipCallback);
@@ -88,73 +90,96 @@ export function createApp(deps: ServerDeps): express.Express {
   app.set('strict routing', true);
 
   const telemetryPath = deps.telemetryPath ?? '/metrics';
-  app.get(telemetryPath, async (req, res) => {
-    const body = await deps.metrics(formatOf(req));
-    await sendMetrics(req, res, body.contentType, body.plain, () => Promise.resolve(body.gzip));
-  });
+  // As promhttp's MaxRequestsInFlight: a request waits for nothing, it is computed or answered 503.
+  // A request counts until its answer is handed to the connection; the connection layer (listen)
+  // bounds what waits there for a slow reader.
+  const max = deps.maxRequests || Infinity;
+  let inFlight = 0;
+  const limited =
+    (route: (req: express.Request, res: express.Response) => Promise<void> | void) =>
+    async (req: express.Request, res: express.Response): Promise<void> => {
+      if (inFlight >= max) {
+        res.status(503).set('retry-after', '1').type('text/plain').send(`too many requests in flight (limit ${max})\n`);
+        return;
+      }
+      inFlight++;
+      try {
+        await route(req, res);
+      } finally {
+        inFlight--;
+      }
+    };
+  app.get(
+    telemetryPath,
+    limited(async (req, res) => {
+      const body = await deps.metrics(formatOf(req));
+      await sendMetrics(req, res, body.contentType, body.plain, () => Promise.resolve(body.gzip));
+    }),
+  );
 
-  app.get('/healthz', (_req, res) => {
-    res.type('text/plain').send('ok\n');
-  });
+  healthRoutes(app, deps);
 
-  app.get('/readyz', (_req, res) => {
-    const pending = deps.pending();
-    res
-      .status(pending.length === 0 ? 200 : 503)
-      .type('text/plain')
-      .send(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
-  });
+  app.get(
+    '/probe',
+    limited(async (req, res) => {
+      const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
+      const query = new URL(req.originalUrl, 'http://x').searchParams;
+      if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
+      const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatOf(req));
+      // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
+      if (out.status !== 200)
+        return void res
+          .status(out.status)
+          .set({ ...out.headers, 'content-type': out.contentType })
+          .send(out.body);
+      const plain = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
+      await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
+    }),
+  );
 
-  app.get('/probe', async (req, res) => {
-    const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
-    const query = new URL(req.originalUrl, 'http://x').searchParams;
-    if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
-    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatOf(req));
-    // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
-    if (out.status !== 200)
-      return void res
-        .status(out.status)
-        .set({ ...out.headers, 'content-type': out.contentType })
-        .send(out.body);
-    const plain = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
-    await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
-  });
-
-  app.post('/-/reload', async (_req, res) => {
-    // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
-    if (!deps.lifecycle?.()) {
-      res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
-      return;
-    }
-    try {
-      const restart = (await deps.reload()) ?? [];
-      res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
-    } catch (err) {
-      // The old configuration stays in force.
-      res
-        .status(400)
-        .type('text/plain')
-        .send(`reload failed: ${(err as Error).message}\n`);
-    }
-  });
+  app.post(
+    '/-/reload',
+    limited(async (_req, res) => {
+      // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
+      if (!deps.lifecycle?.()) {
+        res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
+        return;
+      }
+      try {
+        const restart = (await deps.reload()) ?? [];
+        res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
+      } catch (err) {
+        // The old configuration stays in force.
+        res
+          .status(400)
+          .type('text/plain')
+          .send(`reload failed: ${(err as Error).message}\n`);
+      }
+    }),
+  );
 
   // What every alert's runbook_url links to (prometheus/alerts.yml): the runbook of this version.
-  app.get('/runbook', (_req, res) => {
-    res.type('html').send(runbookHtml(deps.about?.().build.version ?? VERSION));
-  });
+  app.get(
+    '/runbook',
+    limited((_req, res) => {
+      res.type('html').send(runbookHtml(deps.about?.().build.version ?? VERSION));
+    }),
+  );
 
-  app.get('/', (_req, res) => {
-    const about = deps.about?.();
-    const b = about?.build;
-    const targets = about?.targets ?? [];
-    const row = (cells: string[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
-    const collectors = deps.status().map((r) => {
-      const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
-      return row([r.scope, r.collector, status, r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-']);
-    });
-    const first = targets[0];
-    const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
-    res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
+  app.get(
+    '/',
+    limited((_req, res) => {
+      const about = deps.about?.();
+      const b = about?.build;
+      const targets = about?.targets ?? [];
+      const row = (cells: string[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+      const collectors = deps.status().map((r) => {
+        const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
+        return row([r.scope, r.collector, status, r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-']);
+      });
+      const first = targets[0];
+      const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
+      res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
 <h1>datanode-exporter</h1>
 ${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · <a href="/runbook">Runbook</a></p>
 <h2>Targets</h2>
@@ -168,7 +193,8 @@ ${collectors.join('\n')}
 <p>Documentation: README.md and docs/ in the package; docs/metrics.md describes every series.</p>
 </body></html>
 `);
-  });
+    }),
+  );
   app.use((_req: express.Request, res: express.Response) => {
     res.status(404).type('text/plain').send('not found\n');
   });
@@ -186,6 +212,38 @@ ${collectors.join('\n')}
   return app;
 }
 
+/** The liveness and readiness routes, on the main app and on the health listener's. */
+function healthRoutes(app: express.Express, deps: Pick<ServerDeps, 'pending'>): void {
+  app.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok\n');
+  });
+  app.get('/readyz', (_req, res) => {
+    const pending = deps.pending();
+    res
+      .status(pending.length === 0 ? 200 : 503)
+      .type('text/plain')
+      .send(pending.length === 0 ? 'ready\n' : `waiting for the first poll of: ${pending.join(', ')}\n`);
+  });
+}
+
+/**
+ * The health listener's app (--web.health-listen-address): /healthz and /readyz only, without
+ * authentication or TLS (they say only "ok" and which collectors have not polled yet), so that no
+ * client of the main port, however many connections it holds, stands between the kubelet and them.
+ */
+export function createHealthApp(deps: Pick<ServerDeps, 'pending'>): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  healthRoutes(app, deps);
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  return app;
+}
+
 /** The status an error asks for (body-parser style `status`), else 500. */
 function httpStatusOf(err: unknown): number {
   const s = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
@@ -194,40 +252,55 @@ function httpStatusOf(err: unknown): number {
 
 export interface ListenOptions {
   address: string;
+  /** Connections held at once; a newcomer beyond it takes the place of an idle one (see guardConnections). */
   maxConnections: number;
-  /** Of maxConnections, how many only connections that have sent a whole request may hold. */
-  reservedConnections?: number;
+  /** Go's ReadHeaderTimeout: a connection's request headers (and its TLS handshake) within this time. */
   headersTimeoutMs: number;
+  /** Go's ReadTimeout: the whole request within this time. */
   requestTimeoutMs: number;
+  /** Go's WriteTimeout: an answer not fully handed to the client within this time of its request closes that connection. Default 30 s. */
+  writeTimeoutMs?: number | undefined;
+  /** Go's IdleTimeout: a kept-alive connection waiting for its next request this long is closed. Default 15 s. */
+  idleTimeoutMs?: number | undefined;
   /** Requests one connection may make; the last is answered with `Connection: close`. Default: no limit. */
   maxRequestsPerConnection?: number | undefined;
   /** Requests one connection may have sent and not yet had answered (pipelined); beyond, it is closed. Default: no limit. */
   maxPipelinedRequests?: number | undefined;
+  /** Answer bytes one connection may have waiting for its client when it sends another request; beyond, it is closed. Default: no limit. */
+  maxUnsentBytesPerConnection?: number | undefined;
+  /** Answer bytes all connections together may have waiting; beyond, those whose reader has lagged longest are closed. Default: no limit. */
+  maxUnsentBytes?: number | undefined;
   /** HTTPS when given (from the web-config file). */
   tls?: https.ServerOptions | undefined;
-  /** The connection guard's clock, in ms (tests); performance.now by default. */
-  now?: () => number;
 }
 
 export async function listen(handler: http.RequestListener, o: ListenOptions): Promise<http.Server> {
   const i = o.address.lastIndexOf(':');
   const host = o.address.slice(0, i).replace(/^\[|\]$/g, '') || undefined;
   const port = Number(o.address.slice(i + 1));
-  // Node checks those timeouts only every connectionsCheckingInterval (30 s by default).
+  // Node checks the header and request timeouts only every connectionsCheckingInterval (30 s by default).
   const check = { connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(o.headersTimeoutMs / 2))) };
   let admit: (req: http.IncomingMessage, res: http.ServerResponse) => boolean = () => true;
   const guarded: http.RequestListener = (req, res) => {
     if (admit(req, res)) handler(req, res);
   };
-  const server: http.Server = o.tls ? https.createServer({ ...o.tls, ...check }, guarded) : http.createServer(check, guarded);
-  // A slow or hostile client cannot hold a connection open indefinitely, and there is a cap on how
-  // many it may hold at once; scrapes on other connections are served meanwhile.
+  // A TLS connection that never completes its handshake has no HTTP parser yet: the handshake
+  // timeout is its header timeout.
+  const server: http.Server = o.tls
+    ? https.createServer({ ...o.tls, ...check, handshakeTimeout: o.headersTimeoutMs }, guarded)
+    : http.createServer(check, guarded);
   server.headersTimeout = o.headersTimeoutMs;
   server.requestTimeout = o.requestTimeoutMs;
-  server.keepAliveTimeout = 15_000;
+  server.keepAliveTimeout = o.idleTimeoutMs ?? 15_000;
   // Past it, Node answers 503 and the connection closes ('dropRequest' below closes it at once).
   server.maxRequestsPerSocket = o.maxRequestsPerConnection ?? 0;
-  admit = guardConnections(server, o.maxConnections, o.reservedConnections ?? 0, o.maxPipelinedRequests ?? Infinity, o.now ?? (() => performance.now()));
+  admit = guardConnections(server, {
+    max: o.maxConnections,
+    maxPipelined: o.maxPipelinedRequests ?? Infinity,
+    writeTimeoutMs: o.writeTimeoutMs ?? 30_000,
+    maxUnsentPerConnection: o.maxUnsentBytesPerConnection ?? Infinity,
+    maxUnsent: o.maxUnsentBytes ?? Infinity,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -235,87 +308,107 @@ export async function listen(handler: http.RequestListener, o: ListenOptions): P
   return server;
 }
 
-/** How long a new connection may wait for its first whole request before a newcomer can take its place. */
-const UNPROVEN_GRACE_MS = 250;
-
-interface ConnState {
-  /** It has sent at least one whole request (a slowloris socket never does). */
-  proven: boolean;
-  /** When it connected (performance.now()). */
-  at: number;
-  /** Requests received and not yet answered (more than one: pipelined). */
-  pending: number;
+interface Conn {
+  /** The accepted socket (for TLS, the one under the TLS socket). */
+  raw: net.Socket;
+  /** The socket requests arrive on (the TLS socket over HTTPS), once one has. */
+  http?: net.Socket;
+  /** Requests received and not yet fully answered (more than one: pipelined). */
+  busy: number;
+  /** Their write deadlines: cleared with the connection too (a pipelined answer queued behind a closed one never ends, and its timer would hold the connection's parsed requests). */
+  deadlines: Set<NodeJS.Timeout>;
 }
 
+/** A connection's key on both of its sockets: a TLS socket has no public link to the socket under it, but the same peer. */
+const keyOf = (s: net.Socket): string => `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}`;
+
+/** Answer bytes a connection holds that its client has not taken yet. */
+const unsent = (c: Conn): number => (c.http ?? c.raw).writableLength;
+
 /**
- * At most `max` connections. Connections that have not yet sent a whole request may hold at most
- * `max - reserved` of them; the rest are kept for clients that have. When a new connection comes
- * over either bound, the oldest connection that has waited UNPROVEN_GRACE_MS or more for its first
- * request is closed (then the oldest idle kept-alive one) instead of the newcomer: a client holding
- * hundreds of half-sent requests (slowloris) cannot lock Prometheus or a probe out, however many
- * sockets it holds. Younger ones are kept and the newcomer refused: in a burst of new connections,
- * a probe that connected a moment before (its request not read yet) is not closed by the burst.
+ * At most `max` connections, and a newcomer is never the one refused: the liveness check and a
+ * scrape always arrive on a new connection. Over the bound, the connection idle longest (no request
+ * being answered: never sent one, or kept alive between requests) is closed; failing that, the one
+ * whose client has left answer bytes unread longest. Only when every connection is being
+ * answered and all is sent is the newcomer refused (at most max_requests are computed at once).
  *
- * And a connection with more than `maxPipelined` requests not yet answered is closed before the
- * excess reaches a route: Node parses every request pipelined in one read at once, and would
- * render and hold an answer to each (thousands from a few kilobytes) for a client that may never
- * read them. Returns the check each request passes before it is handled.
+ * Per request: an answer not handed over within the write timeout closes its own connection (a
+ * client that does not read loses its connection, no one else's); a connection with more than
+ * `maxPipelined` requests not yet answered, or holding more than `maxUnsentPerConnection` unread
+ * bytes when it asks again, is closed before the request reaches a route; when all connections
+ * together hold more than `maxUnsent` unread bytes, those unread longest are closed.
  */
 function guardConnections(
   server: http.Server,
-  max: number,
-  reserved: number,
-  maxPipelined: number,
-  clock: () => number,
+  o: { max: number; maxPipelined: number; writeTimeoutMs: number; maxUnsentPerConnection: number; maxUnsent: number },
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
-  const conns = new Map<net.Socket, ConnState>(); // insertion order: oldest first
-  let unproven = 0;
-  const forget = (sock: net.Socket, c: ConnState): void => {
-    // Counted out at once ('close' comes a tick later, after more connections may have arrived).
-    if (conns.delete(sock) && !c.proven) unproven--;
+  const conns = new Map<string, Conn>(); // least recently active first
+  const close = (key: string, c: Conn): void => {
+    conns.delete(key);
+    for (const t of c.deadlines) clearTimeout(t);
+    c.deadlines.clear();
+    c.http?.destroy();
+    c.raw.destroy();
   };
-  const evict = (except: net.Socket, which: (c: ConnState) => boolean): boolean => {
-    for (const [sock, c] of conns) {
-      if (sock === except || !which(c)) continue;
-      forget(sock, c);
-      sock.destroy();
-      return true;
+  const touch = (key: string, c: Conn): void => {
+    conns.delete(key);
+    conns.set(key, c);
+  };
+  // Least recently active first: the first holding unsent bytes has waited longest for its reader
+  // (an answer just handed to a client that reads is the newest, whatever its size).
+  const longestUnread = (): [string, Conn] | undefined => {
+    for (const e of conns) if (unsent(e[1]) > 0) return e;
+    return undefined;
+  };
+  server.on('connection', (raw: net.Socket) => {
+    const key = keyOf(raw);
+    const c: Conn = { raw, busy: 0, deadlines: new Set() };
+    raw.once('close', () => {
+      if (conns.get(key) === c) close(key, c);
+    });
+    if (conns.size >= o.max) {
+      let victim: [string, Conn] | undefined;
+      for (const e of conns)
+        if (e[1].busy === 0) {
+          victim = e;
+          break;
+        }
+      victim ??= longestUnread();
+      if (!victim) return void raw.destroy();
+      close(...victim);
     }
-    return false;
-  };
-  server.on('connection', (sock: net.Socket) => {
-    const now = clock();
-    const state: ConnState = { proven: false, pending: 0, at: now };
-    conns.set(sock, state);
-    unproven++;
-    sock.once('close', () => forget(sock, state));
-    const overUnproven = unproven > max - reserved;
-    const overTotal = conns.size > max;
-    if (!overUnproven && !overTotal) return;
-    if (evict(sock, (c) => !c.proven && now - c.at >= UNPROVEN_GRACE_MS)) return;
-    if (overTotal && evict(sock, (c) => c.proven && c.pending === 0)) return;
-    forget(sock, state);
-    sock.destroy();
+    conns.set(key, c);
   });
   // A client that sends more requests after the last one answered with `Connection: close`.
   server.on('dropRequest', (_req: http.IncomingMessage, sock: net.Socket) => sock.destroy());
   return (req, res) => {
-    if (req.socket.destroyed) return false; // the rest of a pipelined batch on a connection closed below
-    const raw = conns.has(req.socket) ? req.socket : ((req.socket as net.Socket & { _parent?: net.Socket })._parent ?? req.socket);
-    const state = conns.get(raw);
-    if (!state) return true;
-    if (!state.proven) {
-      state.proven = true;
-      unproven--;
-    }
-    if (++state.pending > maxPipelined) {
-      forget(raw, state);
-      req.socket.destroy();
+    const sock = req.socket;
+    if (sock.destroyed) return false; // the rest of a pipelined batch on a connection closed here
+    const key = keyOf(sock);
+    const c = conns.get(key);
+    if (!c) return true;
+    c.http = sock;
+    if (++c.busy > o.maxPipelined || unsent(c) > o.maxUnsentPerConnection) {
+      close(key, c);
       return false;
     }
+    touch(key, c);
+    let total = 0;
+    for (const x of conns.values()) total += unsent(x);
+    while (total > o.maxUnsent) {
+      const v = longestUnread();
+      if (!v) break;
+      total -= unsent(v[1]);
+      close(...v);
+    }
+    const deadline = setTimeout(() => close(key, c), o.writeTimeoutMs);
+    c.deadlines.add(deadline);
     res.once('close', () => {
-      state.pending--;
+      clearTimeout(deadline);
+      c.deadlines.delete(deadline);
+      c.busy--;
+      if (conns.get(key) === c) touch(key, c);
     });
-    return true;
+    return !sock.destroyed;
   };
 }

@@ -4,7 +4,7 @@ import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/schema.js';
 import type { WebConfig } from './auth.js';
-import { createApp, listen, type ServerDeps } from './server.js';
+import { createApp, createHealthApp, listen, type ServerDeps } from './server.js';
 
 /** The web-config file, loaded: who may scrape, and the TLS settings. */
 export interface WebAuth {
@@ -15,11 +15,40 @@ export interface WebAuth {
 export interface RunningWeb {
   /** e.g. http://127.0.0.1:19308 */
   url: string;
+  /** The health listener's /healthz, when web.health_listen_address is set. */
+  healthUrl: string | undefined;
   stop: () => Promise<void>;
 }
 
+/**
+ * The health listener's own limits: its answers are a few bytes and computed at once, so a
+ * connection that has not sent its request within a second is not the kubelet's; the most a
+ * client can hold there is bounded like the main port's.
+ */
+const HEALTH_LIMITS = {
+  maxConnections: 64,
+  headersTimeoutMs: 2_000,
+  requestTimeoutMs: 2_000,
+  writeTimeoutMs: 2_000,
+  idleTimeoutMs: 2_000,
+  maxRequestsPerConnection: 100,
+  maxPipelinedRequests: 2,
+  maxUnsentBytesPerConnection: 64 * 1024,
+  maxUnsentBytes: 1024 * 1024,
+};
+
+const urlOf = (server: http.Server, scheme: string): string => {
+  const addr = server.address() as AddressInfo;
+  return `${scheme}://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+};
+
+const closeServer = (server: http.Server): Promise<void> => {
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+};
+
 export async function startWeb(deps: ServerDeps, web: Config['web'], address: string, auth?: WebAuth): Promise<RunningWeb> {
-  const app = createApp({ ...deps, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle) });
+  const app = createApp({ ...deps, lifecycle: deps.lifecycle ?? (() => web.enable_lifecycle), maxRequests: deps.maxRequests ?? web.max_requests });
   // TLS and basic auth (and bcrypt) are loaded only when a web config asks for them.
   const a = web.auth;
   const guarded = auth
@@ -31,29 +60,41 @@ export async function startWeb(deps: ServerDeps, web: Config['web'], address: st
       })
     : Object.assign((req: http.IncomingMessage, res: http.ServerResponse): void => void app(req, res), { close: async () => {} });
   let server: http.Server;
+  let health: http.Server | undefined;
   try {
     server = await listen(guarded, {
       address,
       maxConnections: web.max_connections,
-      reservedConnections: web.reserved_connections ?? Math.min(32, Math.floor(web.max_connections / 8)),
       headersTimeoutMs: web.read_header_timeout,
       requestTimeoutMs: web.request_timeout,
+      writeTimeoutMs: web.write_timeout,
+      idleTimeoutMs: web.idle_timeout,
       maxRequestsPerConnection: web.max_requests_per_connection,
       maxPipelinedRequests: web.max_pipelined_requests,
+      maxUnsentBytesPerConnection: web.max_unsent_bytes_per_connection,
+      maxUnsentBytes: web.max_unsent_bytes,
       tls: auth?.tls,
     });
   } catch (err) {
     await guarded.close();
     throw err;
   }
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  if (web.health_listen_address !== undefined) {
+    try {
+      const healthApp = createHealthApp(deps);
+      health = await listen((req, res) => void healthApp(req, res), { address: web.health_listen_address, ...HEALTH_LIMITS });
+    } catch (err) {
+      await guarded.close();
+      await closeServer(server);
+      throw err;
+    }
+  }
   return {
-    url: `${auth?.tls ? 'https' : 'http'}://${host}:${addr.port}`,
+    url: urlOf(server, auth?.tls ? 'https' : 'http'),
+    healthUrl: health ? `${urlOf(health, 'http')}/healthz` : undefined,
     stop: async () => {
       await guarded.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([closeServer(server), health && closeServer(health)]);
     },
   };
 }

@@ -208,12 +208,24 @@ describe('settings of issue 14 (limits, auth, lifecycle, probe allow-list)', () 
     expect(c.limits).toEqual({ label_value_bytes: 128, series_per_target: 20_000, series_per_network: 50_000, metrics_body_bytes: 48 * 1024 * 1024 });
     expect(c.web.auth).toEqual({ max_concurrent_checks: 2, max_queued_checks: 32, max_failures_per_client: 10, failure_window: 60_000 });
     expect(c.web.enable_lifecycle).toBe(false);
+    expect(c.web.health_listen_address).toBeUndefined();
+    expect(c.web).toMatchObject({
+      max_connections: 1024,
+      max_requests: 40,
+      read_header_timeout: 10_000,
+      request_timeout: 30_000,
+      write_timeout: 30_000,
+      idle_timeout: 15_000,
+      max_unsent_bytes_per_connection: 64 * 1024 * 1024,
+      max_unsent_bytes: 128 * 1024 * 1024,
+    });
     expect(c.http.max_backoff).toBe(600_000);
   });
   it('bad values name their field', () => {
     expect(issues({ limits: { label_value_bytes: 8 } })).toEqual(['limits.label_value_bytes']);
     expect(issues({ limits: { series_per_network: 'many' } })).toEqual(['limits.series_per_network']);
-    expect(issues({ web: { max_connections: 10, reserved_connections: 10 } })).toEqual(['web.reserved_connections']);
+    expect(issues({ web: { max_requests: -1 } })).toEqual(['web.max_requests']);
+    expect(new Set(issues({ web: { health_listen_address: 'nowhere' } }))).toEqual(new Set(['web.health_listen_address']));
     expect(issues({ web: { auth: { max_concurrent_checks: 0 } } })).toEqual(['web.auth.max_concurrent_checks']);
     expect(issues({ http: { max_backoff: 'forever' } })).toEqual(['http.max_backoff']);
     expect(issues({ probe: { allowed_urls: ['http://user@127.0.0.1:3008/'] } })).toEqual(['probe.allowed_urls.0']);

@@ -4,6 +4,7 @@ import { capLabel, toSeries } from '../../../src/exporter/engine/labels.js';
 import { Exposition } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { CATALOGUE, TEST_BUILD } from '../../helpers/render.js';
+import { parseExposition } from '../../helpers/expo.js';
 import { EnumLabels, oneHot } from '../../../src/exporter/vega/scale.js';
 
 describe('label values are capped', () => {
@@ -48,6 +49,53 @@ describe('label values are capped', () => {
     const [v] = toSeries([{ metric: M.marketInfo, values: ['net', 'i'.repeat(5000), 'c', 'n', 'future', 'a', 'q', 't'], value: 1 }]).get(M.marketInfo)!;
     expect(v!.labels.market_id).toMatch(/^i{111}~[0-9a-f]{16}$/);
     expect(v!.labels.network).toBe('net');
+  });
+});
+
+describe('series identity', () => {
+  // Label values that, joined as `name:value,` pairs without escaping, spell the same key.
+  const a = { network: 'n', market_id: 'b', code: 'C,market_id:a', name: 'N', product: 'future', settlement_asset: 's', quote_name: 'q', tags: '' };
+  const b = { ...a, market_id: 'a,market_id:b', code: 'C' };
+  const names = ['network', 'market_id', 'code', 'name', 'product', 'settlement_asset', 'quote_name', 'tags'] as const;
+
+  it.each(['text', 'openmetrics'] as const)('two series whose label values join to the same text stay two series (%s)', async (format) => {
+    const store = new SeriesStore();
+    store.set(
+      { scope: 'network', id: 'n', source: 'markets' },
+      [a, b].map((l, i) => ({ metric: M.marketInfo, values: names.map((k) => l[k]), value: i + 1 })),
+      0,
+      Infinity,
+    );
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 2 });
+    const body = (await expo.body(format)).plain.toString();
+    const info = parseExposition(body).filter((s) => s.name === 'vega_market_info');
+    expect(info.map((s) => [s.labels, s.value])).toEqual([
+      [a, 1],
+      [b, 2],
+    ]);
+    expo.stop();
+  });
+
+  it('NUL, ESC and other control characters never reach the body; two names differing only there stay apart', async () => {
+    const store = new SeriesStore();
+    const names2 = ['evil\u0000name', 'evil\u001b[2Jname', 'evil\u009bname'];
+    store.set(
+      { scope: 'network', id: 'n', source: 'markets' },
+      names2.map((n, i) => ({ metric: M.marketInfo, values: names.map((k) => (k === 'name' ? n : a[k])), value: i })),
+      0,
+      Infinity,
+    );
+    const expo = new Exposition(store, CATALOGUE, { build: TEST_BUILD, seriesCount: () => 3 });
+    for (const format of ['text', 'openmetrics'] as const) {
+      const body = (await expo.body(format)).plain.toString();
+      expect([...body].filter((ch) => /[\p{Cc}]/u.test(ch) && ch !== '\n')).toEqual([]);
+      const shown = parseExposition(body)
+        .filter((s) => s.name === 'vega_market_info')
+        .map((s) => s.labels.name);
+      expect(new Set(shown).size).toBe(3);
+      for (const v of shown) expect(v).toMatch(/^evil\ufffd(\[2J)?name~[0-9a-f]{16}$/);
+    }
+    expo.stop();
   });
 });
 

@@ -20,6 +20,18 @@ describe('BasicAuth under load', () => {
     return a;
   };
 
+  it('a busy answer does not mark its address as failed: its next try takes the place of an address that failed', async () => {
+    const a = make({ maxQueuedChecks: 1 });
+    // Two first-time addresses hold the worker and the one queue place: Prometheus is told busy.
+    const first = [a.check(basic('prometheus', 'x'), 'A'), a.check(basic('prometheus', 'x'), 'B')];
+    expect(await a.check(basic('prometheus', 'right'), 'P')).toBe('busy');
+    expect(await Promise.all(first)).toEqual(['denied', 'denied']);
+    // Now both have failed; the flood goes on, and Prometheus tries again.
+    const again = [a.check(basic('prometheus', 'x'), 'A'), a.check(basic('prometheus', 'x'), 'B')];
+    expect(await a.check(basic('prometheus', 'right'), 'P')).toBe('ok');
+    expect(await Promise.all(again)).toEqual(['denied', 'busy']);
+  });
+
   it('one check runs, two wait, the next is refused at once (busy); queued checks of clients that left are dropped', async () => {
     const a = make();
     let left = false;

@@ -46,7 +46,7 @@ describe('healthcheck subcommand', () => {
   afterAll(() => sim.close());
 
   /** A real exporter on a random loopback port; returns its port and the web-config path used. */
-  async function serve(web?: string): Promise<{ port: number; webFile?: string }> {
+  async function serve(web?: string, health?: boolean): Promise<{ port: number; webFile?: string; healthPort?: number }> {
     let webFile: string | undefined;
     if (web) {
       webFile = join(certs.dir, `web-${Math.random().toString(36).slice(2)}.yml`);
@@ -55,11 +55,16 @@ describe('healthcheck subcommand', () => {
     const config = configSchema.parse({
       targets: [{ name: 'n', url: sim.url }],
       collectors: { markets: { enabled: false }, key_rotations: { enabled: false } },
+      ...(health ? { web: { health_listen_address: '127.0.0.1:0' } } : {}),
     });
     const ex = new Exporter(config, createLogger('error', new LogCapture()));
     const url = await ex.start('127.0.0.1:0', webFile ? loadWebConfig(webFile) : undefined);
     life.defer(() => ex.stop());
-    return { port: Number(new URL(url).port), ...(webFile ? { webFile } : {}) };
+    return {
+      port: Number(new URL(url).port),
+      ...(webFile ? { webFile } : {}),
+      ...(ex.healthUrl ? { healthPort: Number(new URL(ex.healthUrl).port) } : {}),
+    };
   }
   const closedPort = (): Promise<number> =>
     new Promise((res) => {
@@ -157,6 +162,20 @@ describe('healthcheck subcommand', () => {
     const { port, webFile } = await serve(tls());
     expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`])).toBe(0);
     expect(await main(['healthcheck', `--web.listen-address=127.0.0.1:${port}`])).toBe(1);
+  });
+
+  it('with a health listener, probes it in plain HTTP, whatever the main port asks (TLS, client certificates, basic auth)', async () => {
+    const hash = bcrypt.hashSync('pw', 4);
+    const web =
+      tls(`  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${certs.path('ca.crt')}\n`) +
+      `basic_auth_users:\n  p: ${hash}\nunauthenticated_paths: []\n`;
+    const { port, webFile, healthPort } = await serve(web, true);
+    const flags = [`--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${webFile}`];
+    expect(await main(['healthcheck', ...flags, `--web.health-listen-address=127.0.0.1:${healthPort}`])).toBe(0);
+    expect(await main(['healthcheck', ...flags, `--web.health-listen-address=127.0.0.1:${await closedPort()}`])).toBe(1);
+    const r = await fetch(`http://127.0.0.1:${healthPort}/readyz`);
+    expect([200, 503]).toContain(r.status);
+    expect((await fetch(`http://127.0.0.1:${healthPort}/metrics`)).status).toBe(404);
   });
 
   it('with client certificates required, offers the server pair (issued by the client CA here)', async () => {

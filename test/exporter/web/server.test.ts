@@ -337,43 +337,156 @@ describe('/-/reload', () => {
   });
 });
 
-describe('connection guard', () => {
-  it("a burst of new connections closes none of those waiting for their first request; once they have waited 250 ms, a newcomer takes the oldest one's place", async () => {
-    let now = 0;
-    const guarded = await listen(createApp(deps), {
-      address: '127.0.0.1:0',
-      maxConnections: 3,
-      headersTimeoutMs: 2000,
-      requestTimeoutMs: 5000,
-      now: () => now,
-    });
-    const port = (guarded.address() as AddressInfo).port;
-    const open = async (): Promise<{ sock: net.Socket; closed: Promise<void> }> => {
-      const sock = net.connect(port, '127.0.0.1');
-      const closed = new Promise<void>((r) => sock.once('close', () => r()));
-      sock.on('error', () => {});
-      await new Promise((r) => sock.once('connect', r));
-      return { sock, closed };
-    };
-    const accepted = async (n: number): Promise<void> => {
-      while ((await new Promise<number>((r, j) => guarded.getConnections((e, c) => (e ? j(e) : r(c))))) !== n) await new Promise((r) => setImmediate(r));
-    };
+describe('connection limits', () => {
+  const BIG = Buffer.alloc(48 * 1024 * 1024, 'x'); // more than loopback buffers take without a reader
+  const bigDeps = (): ServerDeps => ({ ...deps, metrics: async () => ({ contentType: TEXT, plain: BIG, gzip: BIG }) });
+  const serveWith = (o: Partial<Parameters<typeof listen>[1]>, d: ServerDeps = deps) =>
+    listen(createApp(d), { address: '127.0.0.1:0', maxConnections: 3, headersTimeoutMs: 2000, requestTimeoutMs: 5000, ...o });
+  const stop = async (s: http.Server): Promise<void> => {
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  };
+  const open = async (port: number, send?: string): Promise<{ sock: net.Socket; closed: Promise<void>; data: () => string }> => {
+    const sock = net.connect(port, '127.0.0.1');
+    let text = '';
+    const closed = new Promise<void>((r) => sock.once('close', () => r()));
+    sock.on('error', () => {});
+    await new Promise((r) => sock.once('connect', r));
+    if (send !== undefined) {
+      sock.on('data', (d: Buffer) => (text += d.toString('latin1')));
+      sock.write(send);
+    }
+    return { sock, closed, data: () => text };
+  };
+  const until = async (cond: () => boolean): Promise<void> => {
+    while (!cond()) await new Promise((r) => setImmediate(r));
+  };
+  const connections = (s: http.Server): Promise<number> => new Promise((r, j) => s.getConnections((e, c) => (e ? j(e) : r(c))));
+
+  it('over web.max_connections a newcomer is never refused: the connection idle longest is closed instead', async () => {
+    const s = await serveWith({});
+    const port = (s.address() as AddressInfo).port;
     try {
-      const idle = [await open(), await open(), await open()];
-      await accepted(3); // all three connected at 0 on the guard's clock
-      now = 249; // a burst: the three are younger than the grace
-      const early = await open();
-      await early.closed;
-      expect(idle.every((c) => !c.sock.destroyed)).toBe(true);
-      now = 250;
-      const extra = await open();
+      const idle = [await open(port), await open(port), await open(port)];
+      await until(() => true);
+      while ((await connections(s)) !== 3) await new Promise((r) => setImmediate(r));
+      const probe = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
       await idle[0]!.closed;
-      expect(extra.sock.destroyed).toBe(false);
+      await until(() => probe.data().includes('\r\n\r\nok\n'));
+      expect(probe.data()).toMatch(/^HTTP\/1.1 200 /);
       expect(idle.slice(1).every((c) => !c.sock.destroyed)).toBe(true);
-      for (const c of [...idle, extra]) c.sock.destroy();
+      for (const c of [...idle, probe]) c.sock.destroy();
     } finally {
-      guarded.closeAllConnections();
-      await new Promise<void>((r) => guarded.close(() => r()));
+      await stop(s);
+    }
+  });
+
+  it('over web.max_connections an idle connection goes before one being answered, and a connection its client does not read before the newcomer', async () => {
+    const s = await serveWith({ maxConnections: 2 }, bigDeps());
+    const port = (s.address() as AddressInfo).port;
+    try {
+      // Never read: its 48 MiB answer waits in the connection.
+      const stuck = await open(port);
+      stuck.sock.pause();
+      stuck.sock.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      const other = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => other.data().includes('ok\n'));
+      // Both held; `other` is now idle, `stuck` still being answered: the idle one goes first.
+      const a = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await other.closed;
+      await until(() => a.data().includes('ok\n'));
+      expect(stuck.sock.destroyed).toBe(false);
+      // With both held by clients that do not read, the newcomer takes the place of one of them.
+      a.sock.destroy();
+      while ((await connections(s)) !== 1) await new Promise((r) => setTimeout(r, 20));
+      const stuck2 = await open(port);
+      stuck2.sock.pause();
+      stuck2.sock.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      while (stuck2.sock.bytesRead === 0) await new Promise((r) => setTimeout(r, 10));
+      const n = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => n.data().includes('ok\n'));
+      stuck.sock.resume();
+      stuck2.sock.resume();
+      await Promise.race([stuck.closed, stuck2.closed]);
+      expect(n.sock.destroyed).toBe(false);
+      for (const x of [stuck, stuck2, n]) x.sock.destroy();
+    } finally {
+      await stop(s);
+    }
+  });
+
+  it("a client that does not read its answer loses its own connection at the write deadline; another's answer is served meanwhile", async () => {
+    const s = await serveWith({ maxConnections: 16, writeTimeoutMs: 300 }, bigDeps());
+    const port = (s.address() as AddressInfo).port;
+    try {
+      const stuck = await open(port);
+      stuck.sock.pause();
+      stuck.sock.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      const reader = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => reader.data().includes('ok\n'));
+      // A paused client learns of the close once it reads.
+      while ((await connections(s)) !== 1) await new Promise((r) => setTimeout(r, 20));
+      stuck.sock.resume();
+      await stuck.closed;
+      expect(reader.sock.destroyed).toBe(false);
+      reader.sock.destroy();
+    } finally {
+      await stop(s);
+    }
+  });
+
+  it('unread answers over web.max_unsent_bytes: the connection unread longest is closed, the asker served', async () => {
+    const s = await serveWith({ maxConnections: 16, maxUnsentBytes: 40 * 1024 * 1024 }, bigDeps());
+    const port = (s.address() as AddressInfo).port;
+    try {
+      const stuck = await open(port);
+      stuck.sock.pause();
+      stuck.sock.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      // Its answer handed over and (mostly) unread.
+      while (stuck.sock.bytesRead === 0) await new Promise((r) => setTimeout(r, 10));
+      const second = await open(port);
+      second.sock.pause();
+      second.sock.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      while ((await connections(s)) !== 1) await new Promise((r) => setTimeout(r, 20));
+      stuck.sock.resume();
+      await stuck.closed;
+      second.sock.resume();
+      let got = 0;
+      second.sock.on('data', (d: Buffer) => (got += d.length));
+      await until(() => got > BIG.length);
+      second.sock.destroy();
+    } finally {
+      await stop(s);
+    }
+  });
+
+  it('more requests at once than max_requests: 503 with Retry-After, /healthz still answered', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: ServerDeps = {
+      ...deps,
+      maxRequests: 1,
+      metrics: async (f) => {
+        await gate;
+        return deps.metrics(f);
+      },
+    };
+    const s = await serveWith({ maxConnections: 16 }, slow);
+    const port = (s.address() as AddressInfo).port;
+    try {
+      const first = await open(port, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      const second = await open(port, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => second.data().includes('\r\n\r\n'));
+      expect(second.data()).toMatch(/^HTTP\/1.1 503 /);
+      expect(second.data()).toMatch(/\r\nretry-after: 1\r\n/i);
+      const health = await open(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => health.data().includes('ok\n'));
+      release();
+      await until(() => first.data().includes('vega_up'));
+      expect(first.data()).toMatch(/^HTTP\/1.1 200 /);
+      for (const x of [first, second, health]) x.sock.destroy();
+    } finally {
+      await stop(s);
     }
   });
 });
