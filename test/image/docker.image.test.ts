@@ -237,11 +237,16 @@ describe('image', () => {
     expect((await eng.docker('diff', NAME)).out).toBe('');
   }, 120_000);
 
-  it("honours a mounted config's listen address, and the health check follows the address the exporter listens on (flag over file)", async () => {
+  it("honours a mounted config's listen addresses, and the health check follows the address the health listener listens on (flag over file)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dne-image-config-'));
     const filePort = await freePort();
+    const fileHealthPort = await freePort();
     const file = join(dir, 'config.yaml');
-    writeFileSync(file, `targets: [{name: sim, url: "${sim.url}"}]\nweb: {listen_address: "127.0.0.1:${filePort}"}\n`, { mode: 0o644 });
+    writeFileSync(
+      file,
+      `targets: [{name: sim, url: "${sim.url}"}]\nweb: {listen_address: "127.0.0.1:${filePort}", health_listen_address: "127.0.0.1:${fileHealthPort}"}\n`,
+      { mode: 0o644 },
+    );
     const name = `${NAME}-cfg`;
     const health = async (): Promise<string> => {
       let h = '';
@@ -283,27 +288,30 @@ describe('image', () => {
         '--config.file=/etc/dne/config.yaml',
         ...args,
       );
-    // A decoy on the config file's port, for the second container: host networking, as in the field.
+    // A decoy on the config file's health port, for the second container: host networking, as in the field.
     let decoyHits = 0;
     const decoy = createHttpServer((_req, res) => {
       decoyHits++;
       res.end('ok\n');
     });
     try {
-      // 1: the file's address, with nothing else given: no image default hides it.
+      // 1: the file's addresses, with nothing else given: no image default hides them.
       const one = await start();
       expect(one.code, one.err).toBe(0);
       expect(await answers(filePort), `the exporter listens on the file's 127.0.0.1:${filePort}`).toBe(true);
+      expect(await answers(fileHealthPort), `the health listener listens on the file's 127.0.0.1:${fileHealthPort}`).toBe(true);
       expect(await health()).toBe('healthy');
       await eng.docker('rm', '-f', name);
-      // 2: a flag over the file; the decoy answers 200 on the file's port, so a check that probed there would pass.
-      await new Promise<void>((r) => decoy.listen(filePort, '127.0.0.1', () => r()));
+      // 2: flags over the file; the decoy answers 200 on the file's health port, so a check that probed there would pass.
+      await new Promise<void>((r) => decoy.listen(fileHealthPort, '127.0.0.1', () => r()));
       const flagPort = await freePort();
-      const two = await start(`--web.listen-address=127.0.0.1:${flagPort}`);
+      const flagHealthPort = await freePort();
+      const two = await start(`--web.listen-address=127.0.0.1:${flagPort}`, `--web.health-listen-address=127.0.0.1:${flagHealthPort}`);
       expect(two.code, two.err).toBe(0);
       expect(await answers(flagPort)).toBe(true);
+      expect(await answers(flagHealthPort)).toBe(true);
       expect(await health()).toBe('healthy');
-      expect(decoyHits, "the health check probed the config file's port, not the one the exporter listens on").toBe(0);
+      expect(decoyHits, "the health check probed the config file's health port, not the one the exporter listens on").toBe(0);
     } finally {
       await eng.docker('rm', '-f', name);
       decoy.close();
