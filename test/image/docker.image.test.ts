@@ -135,7 +135,10 @@ describe('image', () => {
     expect(cfg.Env.join('\n')).not.toMatch(/NODE_EXTRA_CA_CERTS/);
     expect(cfg.Healthcheck.Test).toEqual(['CMD', 'node', 'dist/exporter/cli.js', 'healthcheck', '--pid=1']);
     // A default below the config file, never a setting above it.
-    expect(cfg.Env.filter((e) => e.startsWith('DATANODE_EXPORTER_'))).toEqual(['DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308']);
+    expect(cfg.Env.filter((e) => e.startsWith('DATANODE_EXPORTER_'))).toEqual([
+      'DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308',
+      'DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS_DEFAULT=:19309',
+    ]);
     expect(cfg.Labels).toMatchObject({
       'org.opencontainers.image.title': PKG.name,
       'org.opencontainers.image.version': PKG.version,

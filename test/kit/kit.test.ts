@@ -400,7 +400,7 @@ describe('Dockerfile', () => {
     expect(df).toMatch(/npm prune --omit=dev|npm ci --omit=dev/);
     const final = df.slice(df.lastIndexOf('\nFROM '));
     expect(final).toMatch(/^USER node$/m);
-    expect(final).toMatch(/^EXPOSE 19308$/m);
+    expect(final).toMatch(/^EXPOSE 19308 19309$/m);
     expect(final).toMatch(/^HEALTHCHECK /m);
     const entry = /^ENTRYPOINT (\[.*\])$/m.exec(final)?.[1];
     expect(JSON.parse(entry!)).toEqual(['/app/dist/exporter/cli.js']); // exec form: its shebang's env execs node, no npm or shell
@@ -410,9 +410,10 @@ describe('Dockerfile', () => {
   it("the health check follows the exporter's own arguments and environment; no image setting hides the config file's", () => {
     const final = df.slice(df.lastIndexOf('\nFROM '));
     expect(final).toMatch(/^ {2}CMD \["node", "dist\/exporter\/cli\.js", "healthcheck", "--pid=1"\]$/m);
-    // The image's listen address is a default below the file, never a setting (variable or flag) above it.
+    // The image's listen addresses are defaults below the file, never settings (variables or flags) above it.
     expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_LISTEN_ADDRESS_DEFAULT=:19308$/m);
-    expect(final).not.toMatch(/^ENV DATANODE_EXPORTER_(?!WEB_LISTEN_ADDRESS_DEFAULT=)/m);
+    expect(final).toMatch(/^ENV DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS_DEFAULT=:19309$/m);
+    expect(final).not.toMatch(/^ENV DATANODE_EXPORTER_(?!WEB_(HEALTH_)?LISTEN_ADDRESS_DEFAULT=)/m);
     expect(final).not.toMatch(/^CMD /m);
     // The runbook every alert links is served from the image.
     expect(final).toMatch(/^COPY --chown=root:root docs\/runbook\.md \.\/docs\/$/m);

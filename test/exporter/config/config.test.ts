@@ -163,6 +163,15 @@ describe('config sources', () => {
     );
   });
 
+  it("an installation's default health listener (the image's) sits below the file likewise", () => {
+    const env = { DATANODE_EXPORTER_WEB_HEALTH_LISTEN_ADDRESS_DEFAULT: ':19309' };
+    const file = yamlFile('targets: [{name: a, url: "http://a:1"}]\nweb: {health_listen_address: "127.0.0.1:1112"}\n');
+    expect(loadConfig(parseCli(['--config.file', file]), env).web.health_listen_address).toBe('127.0.0.1:1112');
+    expect(loadConfig(parseCli(['--datanode.url', 'http://a:1']), env).web.health_listen_address).toBe(':19309');
+    expect(loadConfig(parseCli(['--datanode.url', 'http://a:1']), {}).web.health_listen_address).toBeUndefined();
+    expect(loadConfig(parseCli(['--config.file', file, '--web.health-listen-address', ':3334']), env).web.health_listen_address).toBe(':3334');
+  });
+
   it('a malformed listen address gets one message, a port out of range its own', () => {
     const err = (addr: string): string => {
       try {
