@@ -93,7 +93,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
 const hang: Collect = (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }));
 
 describe('CollectorRunner.runOnce', () => {
-  it('counts as attempted for readiness once its first poll has run 5 s, before the deadline (issue 34, item 7)', async () => {
+  it('counts as attempted for readiness once its first poll has run 5 s, before the deadline', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const h = harness({ settings: { timeoutMs: 48_000 } });
     h.collect = hang;
@@ -109,7 +109,7 @@ describe('CollectorRunner.runOnce', () => {
     expect(h.runner.state).toMatchObject({ runs: 1, success: false });
   });
 
-  it('a collect that never settles and ignores its abort signal is abandoned shortly after the deadline: failed, vega_up 0, one log line (issue 34, item 6)', async () => {
+  it('a collect that never settles and ignores its abort signal is abandoned shortly after the deadline: failed, vega_up 0, one log line', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const h = harness({ settings: { timeoutMs: 500 } });
     h.collect = () => new Promise(() => {}); // deaf to the signal, as undici was with a CR/LF header
