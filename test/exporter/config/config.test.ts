@@ -76,9 +76,9 @@ describe('config errors exit 2 and name the field', () => {
       /collectors\.statistics\.interval .*expected a duration/,
     ],
     [
-      'an interval that does not divide a minute',
-      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: 7s}}\n',
-      /collectors\.statistics\.interval .*divides a minute/,
+      'an interval of part of a second',
+      'targets: [{name: a, url: "http://h:1"}]\ncollectors: {statistics: {interval: 1500ms}}\n',
+      /collectors\.statistics\.interval .*whole seconds/,
     ],
     [
       'a timeout longer than the interval',

@@ -13,12 +13,13 @@ import { CollectorRunner, type Candidate, type RunnerSettings } from '../../../s
 import type { DatanodeClient } from '../../../src/exporter/http/client.js';
 import { Scrape } from '../../helpers/expo.js';
 import { LogCapture, waitFor } from '../../helpers/exporter.js';
+import { withFakeClock } from '../../helpers/fake-clock.js';
+import { Scheduler } from '../../../src/exporter/engine/cron.js';
 
 const SETTINGS: RunnerSettings = {
   intervalMs: 1000,
   timeoutMs: 500,
   maxAgeMs: 3000,
-  cron: '* * * * * *',
   pageSize: 50,
   maxPages: 5,
   seriesLimit: Infinity,
@@ -52,7 +53,7 @@ afterEach(async () => {
 });
 
 /** A runner whose collector behaviour the test swaps in `h.collect`; every call is recorded. */
-function harness(o: { identity?: CollectorIdentity; scope?: string; targets?: string[]; settings?: Partial<RunnerSettings> } = {}) {
+function harness(o: { identity?: CollectorIdentity; scope?: string; targets?: string[]; settings?: Partial<RunnerSettings>; scheduler?: Scheduler } = {}) {
   const logs = new LogCapture();
   const store = new SeriesStore();
   const calls: { target: string; signal: AbortSignal }[] = [];
@@ -78,6 +79,7 @@ function harness(o: { identity?: CollectorIdentity; scope?: string; targets?: st
     store,
     settings: { ...SETTINGS, ...o.settings },
     log: createLogger('info', logs),
+    scheduler: o.scheduler,
   });
   stopping.push(h.runner);
   return h;
@@ -335,14 +337,18 @@ describe('series', () => {
 
 describe('start and stop', () => {
   it('polls at once, then on the schedule; after stop nothing polls', async () => {
-    const h = harness({ settings: { cron: '* * * * * *', intervalMs: 1000 } });
-    h.runner.start();
-    expect(h.calls).toHaveLength(1); // the first poll starts synchronously
-    await waitFor(() => h.runner.state.runs >= 2, 3000, 20);
-    await h.runner.stop();
-    const calls = h.calls.length;
-    await h.runner.runOnce();
-    expect(h.calls).toHaveLength(calls);
+    await withFakeClock(Date.UTC(2030, 0, 7, 9, 0, 3, 250), async (clock) => {
+      // A scheduler of its own, made on the fake clock.
+      const h = harness({ settings: { intervalMs: 1000 }, scheduler: new Scheduler() });
+      h.runner.start();
+      expect(h.calls).toHaveLength(1); // the first poll starts synchronously
+      await clock.advance(3000);
+      expect(h.calls).toHaveLength(4); // and one a second
+      await h.runner.stop();
+      await clock.advance(3000);
+      await h.runner.runOnce();
+      expect(h.calls).toHaveLength(4);
+    });
   });
 
   it('stop aborts the poll in flight and does not apply it', async () => {
@@ -383,7 +389,7 @@ describe('first polls', () => {
         candidates: () => [candidate(scope)],
         store,
         // An hourly schedule: only the first polls run in this test.
-        settings: { ...SETTINGS, intervalMs: 3_600_000, cron: '0 0 * * * *' },
+        settings: { ...SETTINGS, intervalMs: 3_600_000 },
         log: createLogger('info', new LogCapture()),
         firstPolls: limiter,
       });
