@@ -136,9 +136,12 @@ async function started(p: ChildProcess, what: string): Promise<void> {
   if (err) throw new Error(`${what}: ${err.message}`);
 }
 
-async function ready(url: string, what: string, log: () => string): Promise<void> {
+/** Until `url` answers /-/ready; fails at once, with its log, when the process serving it has ended. */
+async function ready(url: string, what: string, log: () => string, proc: ChildProcess): Promise<void> {
   for (let i = 0; ; i++) {
     if ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok) return;
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${what} ended (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${log()}`);
     if (i > 300) throw new Error(`${what} did not become ready:\n${log()}`);
     await sleep(100);
   }
@@ -252,7 +255,7 @@ beforeAll(async () => {
   await started(a, 'the prometheus-alertmanager binary is required (apt-get install prometheus-alertmanager)');
   procs.push(a);
   am = `http://127.0.0.1:${amPort}`;
-  await ready(am, 'alertmanager', () => amErr);
+  await ready(am, 'alertmanager', () => amErr, a);
   writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
 
   const promPort = await freePort();
@@ -288,7 +291,7 @@ scrape_configs:
   await started(p, 'the prometheus binary is required (apt-get install prometheus)');
   procs.push(p);
   prom = `http://127.0.0.1:${promPort}`;
-  await ready(prom, 'prometheus', () => promErr);
+  await ready(prom, 'prometheus', () => promErr, p);
   const promReady = Date.now();
   // Stage an exporter down, during the warm-up, once an alert it reports has reached Alertmanager
   // (keep_firing_for then holds that alert: DatanodeExporterDown must mute it).
