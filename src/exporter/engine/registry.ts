@@ -1,30 +1,36 @@
 /**
- * What /metrics serves: the catalogue's families with series, whose series the store holds, then
- * the process's default metrics and the exporter's own gauges (prom-client's, read through
- * getMetricsAsJSON), all written by text-format.ts in both formats, each polled family once per
- * change of its series (FamilyRegistry says why). The body is rendered after the store changes, at
- * most once a second, only for the formats a client has asked for, and kept as text and as one gzip
- * member.
+ * The prom-client registry behind /metrics: one Gauge or Counter per catalogue family, whose
+ * collect() sets the series the store holds (as client_golang's const metrics do), the process's
+ * default metrics, and the exporter's own gauges, rendered by prom-client in both formats (each
+ * polled family once per change of its series: FamilyRegistry says why). The body is rendered after
+ * the store changes, at most once a second, only for the formats a client has asked for, and kept
+ * as text and as one gzip member.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type RegistryContentType } from 'prom-client';
 import type { MetricDef } from './metric.js';
 import { SELF } from './self-metrics.js';
 import type { SeriesValue } from './labels.js';
 import type { SeriesStore, StoreKey } from './store.js';
 import type { BuildInfo } from '../version.js';
-import { CONTENT_TYPES, familyText, joinFamilies, type Format, type TextSample } from './text-format.js';
-
-export { CONTENT_TYPES, type Format } from './text-format.js';
 
 const gzip = promisify(gzipCallback);
+
+export type Format = 'text' | 'openmetrics';
+
+export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
+  text: Registry.PROMETHEUS_CONTENT_TYPE,
+  openmetrics: Registry.OPENMETRICS_CONTENT_TYPE,
+};
 
 /** Renders at most this often, however many polls change the store. */
 export const RENDER_EVERY_MS = 1000;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
+const NEWLINE = Buffer.from('\n');
+const BLANK_LINE = Buffer.from('\n\n');
 
 /** What one render reads: every family's series, or (probes) a filtered few. */
 export interface Source {
@@ -39,37 +45,51 @@ export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolea
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
+type Family = Gauge | Counter;
+
 /**
- * The exposition for one format: the catalogue's families with series, in catalogue order, then
- * (with `own`) the process metrics and the exporter's own gauges.
+ * One prom-client registry for one format. Each catalogue family is a Gauge or Counter whose
+ * collect() sets the series the source holds now; only families with series are served, in
+ * catalogue order, then the process metrics and the exporter's own gauges.
  *
  * Rendering all of /metrics on every change doubled the CPU and the scrape latency during polls of
- * a large network (the sizing bench). So each polled family's text is written once per version of
- * its series and kept as bytes; a render writes anew only the families that changed.
+ * a large network (the sizing bench). So, with the exporter's own metrics (`own`), each polled
+ * family is rendered by getSingleMetricAsString once per version of its series, the texts joined
+ * as Registry.metrics() joins them, and the own metrics rendered by registry.metrics() after them
+ * (which ends the body, `# EOF` included). Without them (a probe), the families with series are
+ * registered and registry.metrics() renders them.
  */
 export class FamilyRegistry {
-  /** The process metrics, build_info and the series count (prom-client's). */
-  private readonly own: Registry | undefined;
-  /** Each family's text, with the version of its series it was written from. */
+  /** The families rendered by metrics(): all until the first render, then those with series (a probe) or none. */
+  readonly registry = new Registry<RegistryContentType>();
+  /** The polled families rendered one by one. */
+  private readonly polled = new Registry<RegistryContentType>();
+  private readonly families = new Map<MetricDef, Family>();
+  private readonly own: Metric[] = [];
+  /** The families registered in `registry` now, in catalogue order. */
+  private registered: Family[] = [];
+  /** Each family's rendered text, with the version of its series it was rendered from. */
   private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer }>();
   private readonly excluded = new Set<MetricDef>();
   private flagged = false;
 
   constructor(
     readonly format: Format,
-    private readonly catalogue: readonly MetricDef[],
+    catalogue: readonly MetricDef[],
     private readonly source: Source,
     own?: { build: BuildInfo; seriesCount: () => number },
   ) {
+    this.registry.setContentType(CONTENT_TYPES[format]);
+    this.polled.setContentType(CONTENT_TYPES[format]);
+    for (const def of catalogue) {
+      const read = (): SeriesValue[] => (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
+      const metric = familyOf(def, nameOf(def, format), read);
+      this.families.set(def, metric);
+      this.polled.registerMetric(metric);
+    }
     if (own) this.own = ownMetrics(own);
-  }
-
-  /** Every family this registry can serve, as it names them (the catalogue's, then the own metrics). */
-  served(): { name: string; type: string }[] {
-    return [
-      ...this.catalogue.map((d) => ({ name: d.name, type: d.type })),
-      ...(this.own?.getMetricsAsArray() ?? []).map((m) => ({ name: m.name, type: String(m.type) })),
-    ];
+    // Every family registered until the first render, so that the registry lists all it can serve.
+    this.register([...this.families.values()]);
   }
 
   /**
@@ -80,14 +100,14 @@ export class FamilyRegistry {
   async render(limit = Infinity): Promise<Buffer> {
     this.excluded.clear();
     this.flagged = false;
+    if (this.own.length === 0) {
+      this.register(this.present());
+      return Buffer.from(await this.registry.metrics(), 'utf8');
+    }
+    this.register([]);
     let parts = await this.parts();
-    const own = this.own ? await this.ownTexts(this.own) : [];
-    if (
-      parts.reduce(
-        (n, p) => n + p.bytes.length,
-        own.reduce((n, b) => n + b.length, 0),
-      ) > limit
-    ) {
+    const own = Buffer.from(await this.registry.metrics(), 'utf8');
+    if (parts.reduce((n, p) => n + p.bytes.length, own.length) > limit) {
       // Families after the limit are left out, and the flag says so.
       let size = 0;
       for (const p of parts) {
@@ -99,7 +119,9 @@ export class FamilyRegistry {
       this.flagged = true;
       parts = await this.parts();
     }
-    return joinFamilies(this.format, [...parts.map((p) => p.bytes), ...own]);
+    // Joined as Registry.metrics() joins families: a blank line between them in the text format.
+    const gap = this.format === 'openmetrics' ? NEWLINE : BLANK_LINE;
+    return Buffer.concat([...parts.flatMap((p) => [p.bytes, gap]), own]);
   }
 
   /** Whether the last render left families out. */
@@ -107,60 +129,99 @@ export class FamilyRegistry {
     return this.flagged;
   }
 
+  /** The families served now, in catalogue order. */
+  private present(): Family[] {
+    const out: Family[] = [];
+    for (const [def, metric] of this.families) {
+      if (def === SELF.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def)) out.push(metric);
+    }
+    return out;
+  }
+
   /**
-   * Each polled family's text, written again only when its series changed, kept as UTF-8 bytes
+   * Each polled family's text, rendered again only when its series changed, kept as UTF-8 bytes
    * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer).
    */
   private async parts(): Promise<{ def: MetricDef; bytes: Buffer }[]> {
     const out: { def: MetricDef; bytes: Buffer }[] = [];
-    for (const def of this.catalogue) {
+    for (const def of this.families.keys()) {
       if (!(def === SELF.metricsTruncated ? this.flagged : this.source.has(def) && !this.excluded.has(def))) continue;
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        await nextTurn();
-        const series = def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : this.source.series(def);
-        hit = { version, bytes: Buffer.from(familyText(this.format, def, def.type === 'counter' ? series.filter(countable) : series), 'utf8') };
+        hit = { version, bytes: Buffer.from(await this.polled.getSingleMetricAsString(nameOf(def, this.format)), 'utf8') };
+        // Its collect() sets every series again at the next render: holding them until then would
+        // only make them outlive the young generation and cost a full collection each.
+        this.families.get(def)!.reset();
         this.texts.set(def, hit);
+        await nextTurn();
       }
       out.push({ def, bytes: hit.bytes });
     }
     return out;
   }
 
-  /** The own metrics' texts, from what prom-client collects for them now. */
-  private async ownTexts(own: Registry): Promise<Buffer[]> {
-    const families = await own.getMetricsAsJSON();
-    return families.map((f) => Buffer.from(familyText(this.format, { name: f.name, help: f.help, type: String(f.type) }, f.values as TextSample[]), 'utf8'));
+  /** Register these families and the own metrics in `registry`, unless they are the ones registered. */
+  private register(families: Family[]): void {
+    if (this.registered.length === families.length && families.every((m, i) => this.registered[i] === m) && this.registry.getMetricsAsArray().length > 0)
+      return;
+    this.registry.clear();
+    for (const m of [...families, ...this.own]) this.registry.registerMetric(m);
+    this.registered = families;
   }
 }
 
-/** A counter holds no negative or infinite value: such a sample is left out rather than the body. */
-const countable = (s: SeriesValue): boolean => (s.value >= 0 ? s.value !== Infinity : Number.isNaN(s.value));
+/** The name a family's metric has in this format: an OpenMetrics counter family without _total, its samples with it (as Registry.metrics() names them). */
+function nameOf(def: MetricDef, format: Format): string {
+  return format === 'openmetrics' && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name;
+}
 
-/** The process's default metrics, build_info and the series count, in a registry of their own. */
-function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/** The process's default metrics, build_info and the series count, as metrics to register. */
+function ownMetrics(own: { build: BuildInfo; seriesCount: () => number }): Metric[] {
+  // collectDefaultMetrics registers into a registry: a scratch one, from which the metrics are taken.
+  const scratch = new Registry();
+  collectDefaultMetrics({ register: scratch });
   // prom-client names three gauges with a _total suffix, which promtool rejects; the per-type
   // gauges it also exports (nodejs_active_handles{type} …) carry the same information.
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) scratch.removeSingleMetric(name);
   const b = own.build;
   new Gauge({
     name: 'datanode_exporter_build_info',
     help: 'Version, git revision and branch of the exporter, and the Node.js running it; value always 1.',
     labelNames: ['version', 'revision', 'branch', 'nodejs_version'],
-    registers: [registry],
+    registers: [scratch],
   }).set({ version: b.version, revision: b.revision, branch: b.branch, nodejs_version: b.nodejs_version }, 1);
   new Gauge({
     name: 'datanode_exporter_series',
     help: 'Series currently served from polled data (upstream and per-collector series).',
-    registers: [registry],
+    registers: [scratch],
     collect() {
       this.set(own.seriesCount());
     },
   });
-  return registry;
+  return scratch.getMetricsAsArray().map((m) => scratch.getSingleMetric(m.name)!);
+}
+
+/** A family as a prom-client metric whose collect() sets the series `read` returns, in their order. */
+function familyOf(def: MetricDef, name: string, read: () => readonly SeriesValue[]): Family {
+  const config = { name, help: def.help, labelNames: [...def.labels], registers: [] };
+  if (def.type === 'counter') {
+    return new Counter({
+      ...config,
+      collect() {
+        this.reset();
+        // A counter holds no negative or infinite value (prom-client throws): such a sample is left out rather than the body.
+        for (const s of read()) if (s.value >= 0 ? s.value !== Infinity : Number.isNaN(s.value)) this.inc(s.labels, s.value);
+      },
+    });
+  }
+  return new Gauge({
+    ...config,
+    collect() {
+      this.reset();
+      for (const s of read()) this.set(s.labels, s.value);
+    },
+  });
 }
 
 export interface Body {
