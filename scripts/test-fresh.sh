@@ -13,41 +13,71 @@ if [ "${1:-}" = --inside ]; then
   # In the chroot, in the clone.
   cd /src
   export HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-  # Runs a command in the background, in its own process group, until /metrics on 19308 shows
-  # vega_up 1 for the target; then stops it. UP_AFTER: the seconds that took.
+  # Every server below listens on a port the system picks (port 0) and prints its address: the machine
+  # running this is shared, and a fixed port may be taken.
+  # wait_for PID LOG FIND [TARGET]: waits until LOG shows a line matching FIND (a regular expression
+  # whose first group is a URL) and prints that URL; with TARGET, until that URL's /metrics body also
+  # shows vega_up 1 for TARGET. Fails at once, with the log's tail, when process PID has ended.
+  wait_for() {
+    PID=$1 LOG=$2 FIND=$3 TARGET=${4:-} node -e '
+      const { readFileSync } = require("node:fs");
+      const { PID, LOG, FIND, TARGET } = process.env;
+      const quoted = TARGET.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const want = new RegExp(`^vega_up\\{target="${quoted}"\\} 1$`, "m");
+      const tail = () => readFileSync(LOG, "utf8").split("\n").slice(-40).join("\n");
+      // A process that ended is gone from /proc, or a zombie ("Z") until its parent reaps it.
+      const alive = () => {
+        try {
+          return readFileSync(`/proc/${PID}/stat`, "utf8").replace(/^.*\) /s, "")[0] !== "Z";
+        } catch {
+          return false;
+        }
+      };
+      const fail = (why) => {
+        console.error(`fresh: ${why}; the log ends:\n${tail()}`);
+        process.exit(1);
+      };
+      const until = Date.now() + 600_000;
+      (async () => {
+        for (;;) {
+          const url = new RegExp(FIND).exec(readFileSync(LOG, "utf8"))?.[1];
+          if (url && !TARGET) return console.log(url);
+          if (url && want.test(await fetch(url).then((r) => r.text(), () => ""))) return console.log(url);
+          if (!alive()) fail(`the process it started ended before ${TARGET ? `vega_up 1 for ${TARGET}` : FIND}`);
+          if (Date.now() > until) fail(`no ${TARGET ? `vega_up 1 for ${TARGET}` : FIND} in 600 s`);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      })();'
+  }
+  # Runs a command in the background, in its own process group, until the exporter it starts shows
+  # vega_up 1 for the target on /metrics; then stops it. UP_AFTER: the seconds that took.
   until_up() {
-    local target=$1 log=$2 pid t0
+    local target=$1 log=$2 pid t0 code=0
     shift 2
     t0=$(date +%s)
     set -m
     bash -c "$*" >"$log" 2>&1 &
     pid=$!
     set +m
-    TARGET=$target node -e '
-      const want = new RegExp(`^vega_up\\{target="${process.env.TARGET}"\\} 1$`, "m");
-      const until = Date.now() + 600_000;
-      (async () => {
-        for (;;) {
-          const body = await fetch("http://127.0.0.1:19308/metrics").then((r) => r.text(), () => "");
-          if (want.test(body)) return;
-          if (Date.now() > until) { console.error(`no vega_up 1 for ${process.env.TARGET}`); process.exit(1); }
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      })();' || { tail -n 40 "$log"; return 1; }
+    wait_for "$pid" "$log" '(http://127\.0\.0\.1:\d+/metrics)' "$target" >/dev/null || code=$?
     UP_AFTER=$(($(date +%s) - t0))
-    kill -TERM -- -"$pid"
+    kill -TERM -- -"$pid" 2>/dev/null || true
     wait "$pid" || true
+    return $code
   }
 
-  # The README's quick start, then its "Running against a node" against the simulator.
-  until_up sim /tmp/demo.log 'npm ci && npm run demo'
+  # The README's quick start, then its "Running against a node" against the simulator, each on a
+  # port of its own instead of the README's 19308 and 3008.
+  until_up sim /tmp/demo.log 'npm ci && npm run demo -- --port 0'
   echo "fresh: npm ci && npm run demo: vega_up 1 on /metrics ${UP_AFTER} s after npm ci started"
   set -m
-  npm run simulator -- --port 3008 >/tmp/sim.log 2>&1 &
+  npm run simulator -- --port 0 >/tmp/sim.log 2>&1 &
   sim=$!
   set +m
-  until_up 127.0.0.1:3008 /tmp/start.log 'npm start -- --datanode.url http://127.0.0.1:3008 --web.listen-address :19308'
+  node_url=$(wait_for "$sim" /tmp/sim.log 'simulated data node on (http://127\.0\.0\.1:\d+)')
+  until_up "${node_url#http://}" /tmp/start.log "npm start -- --datanode.url $node_url --web.listen-address 127.0.0.1:0"
   kill -TERM -- -"$sim"
+  wait "$sim" || true
   echo "fresh: npm start against the simulator: vega_up 1 after ${UP_AFTER} s"
 
   # A user who cannot install: one line naming the command, before any test runs.

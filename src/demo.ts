@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: a simulated data node and the exporter watching it, both on 127.0.0.1.
- * Flags: --port <exporter port, default 19308> --seed <n> --sim-port <n, default ephemeral>.
+ * Flags: --port <exporter port, default 19308; 0 picks a free one> --seed <n> --sim-port <n, default ephemeral>.
  */
 import { parseArgs } from 'node:util';
 import { Exporter } from './exporter/exporter.js';

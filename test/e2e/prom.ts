@@ -22,9 +22,12 @@ export async function started(p: ChildProcess, what: string): Promise<void> {
   if (err) throw new Error(`${what}: ${err.message}`);
 }
 
-export async function ready(url: string, what: string, log: () => string): Promise<void> {
+/** Until `url` answers /-/ready; fails at once, with its log, when the process serving it has ended. */
+export async function ready(url: string, what: string, log: () => string, proc: ChildProcess): Promise<void> {
   for (let i = 0; ; i++) {
     if ((await fetch(`${url}/-/ready`).catch(() => undefined))?.ok) return;
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${what} ended (${proc.exitCode ?? proc.signalCode}) before it was ready:\n${log()}`);
     if (i > 300) throw new Error(`${what} did not become ready:\n${log()}`);
     await sleep(100);
   }

@@ -201,7 +201,7 @@ beforeAll(async () => {
   await started(a, 'the prometheus-alertmanager binary is required (apt-get install prometheus-alertmanager)');
   procs.push(a);
   am = `http://127.0.0.1:${amPort}`;
-  await ready(am, 'alertmanager', () => amErr);
+  await ready(am, 'alertmanager', () => amErr, a);
   writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
 
   const promPort = await freePort();
@@ -237,7 +237,7 @@ scrape_configs:
   await started(p, 'the prometheus binary is required (apt-get install prometheus)');
   procs.push(p);
   prom = `http://127.0.0.1:${promPort}`;
-  await ready(prom, 'prometheus', () => promErr);
+  await ready(prom, 'prometheus', () => promErr, p);
   const promReady = Date.now();
   // Stage an exporter down, during the warm-up, once an alert it reports has reached Alertmanager
   // (its series then go stale and that alert resolves; DatanodeExporterDown pages once).

@@ -77,7 +77,7 @@ scrape_configs:
   await started(p, 'the prometheus binary is required (apt-get install prometheus)');
   procs.push(p);
   prom = `http://127.0.0.1:${promPort}`;
-  await ready(prom, 'prometheus', () => promErr);
+  await ready(prom, 'prometheus', () => promErr, p);
   // Every node answering, seen through both shards together.
   await until(
     'six healthy nodes of network main',

@@ -1,5 +1,5 @@
 /**
- * Issue 34, HIGH items 1 and 3 against the exporter as the chart runs it: compiled, with the
+ * Dense JSON and accumulated pages against the exporter as the chart runs it: compiled, with the
  * launch settings of its bin, a 256 MiB heap, its resident memory read from /proc and `/healthz`
  * timed throughout. The pod must not be restarted: RSS under the chart's memory limit, every
  * `/healthz` answered within the liveness probe's timeout. The data node is the tests' own.
@@ -21,7 +21,7 @@ process.env.DNE_NODE_FLAGS = `--max-old-space-size=${CHART_MEMORY_LIMIT_MIB}`;
 
 const QUIET = { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, history_segments: { enabled: false } };
 
-describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (item 1)', () => {
+describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap', () => {
   it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
     const empties = (n: number): Buffer => Buffer.from(`[${'{},'.repeat(n - 1)}{}]`);
     const hostile = {
@@ -78,7 +78,7 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap (it
   }, 180_000);
 });
 
-describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () => {
+describe.skipIf(process.platform !== 'linux')('pages accumulated', () => {
   it('100 pages of markets, as many as asked for and then 5,000 whatever was asked: the walk stops at the guard or the page is refused, the pod survives, SIGTERM during a page exits within 5 s', async () => {
     const template = JSON.stringify(market('@ID@'));
     const page = (after: number, size: number): Buffer => {
@@ -145,7 +145,7 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated (item 3)', () =
   }, 180_000);
 });
 
-describe.skipIf(process.platform !== 'linux')('the network scope at its series limit (item 5)', () => {
+describe.skipIf(process.platform !== 'linux')('the network scope at its series limit', () => {
   it('key rotations minting node ids fill the whole network limit with the shipped defaults: RSS under the chart limit, /healthz within the liveness timeout', async () => {
     // Every series limit, page size and body cap is the shipped default; key_rotations is the network's
     // only collector, so its share is the whole limit: the most any hostile node can make one network hold.

@@ -1,7 +1,7 @@
 /**
  * Hostile bodies against the exporter as a real process (its own resident memory, measured from
- * /proc): label values and series without bounds (item 2), and memory coming back after an
- * oversized-body episode (item 8). The data node is the tests' own (helpers/hostile.ts).
+ * /proc): label values and series without bounds, and memory coming back after an
+ * oversized-body episode. The data node is the tests' own (helpers/hostile.ts).
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -56,7 +56,7 @@ const ONLY_MARKETS = {
   markets: { interval: '2s' },
 };
 
-describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
+describe.skipIf(process.platform !== 'linux')('hostile bodies', () => {
   it("400 markets with 8 KiB ids, 8 KiB names/codes/tags, a 4 KiB chain id: RSS under the chart's memory limit, /metrics < 50 MB, values capped", async () => {
     let phase: 'ids' | 'names' | 'chain' = 'ids';
     const bodies = {
@@ -85,7 +85,7 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
     const rss = sampler(p);
     cleanup.push(async () => rss.stop());
     const sizes: Record<string, number> = {};
-    const markets = { ids: MARKETS, names: MARKETS, chain: 200 }; // long ids are ids (issue 33): exported, their labels capped
+    const markets = { ids: MARKETS, names: MARKETS, chain: 200 }; // long ids are ids: exported, their labels capped
     for (const ph of ['ids', 'names', 'chain'] as const) {
       phase = ph;
       await polled(node, '/markets', 1, 20_000);
@@ -112,7 +112,7 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies (item 2)', () => {
   }, 120_000);
 });
 
-describe.skipIf(process.platform !== 'linux')('memory comes back after an oversized-body episode (item 8)', () => {
+describe.skipIf(process.platform !== 'linux')('memory comes back after an oversized-body episode', () => {
   it('50 MB streamed without Content-Length, 30 MB bodies under the cap, a gzip bomb; healed: RSS < 100 MiB within 60 s', async () => {
     let phase: 'chunked' | 'under' | 'gzip' | 'healed' = 'healed';
     const ordinary = JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) });

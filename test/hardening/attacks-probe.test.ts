@@ -1,5 +1,5 @@
 /**
- * The /probe flood of issue 34 (item 2) against the exporter as a real process, started with the
+ * A /probe flood against the exporter as a real process, started with the
  * shipped launch settings: 200 connections probing a new allowed URL each time, then one client
  * looping a configured target. Under the chart's limits (its memory limit, its liveness timeout)
  * the pod must not be restarted: resident memory stays under the limit and /healthz answers
@@ -33,7 +33,7 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-describe.skipIf(process.platform !== 'linux')('/probe flood (issue 34, item 2)', () => {
+describe.skipIf(process.platform !== 'linux')('/probe flood', () => {
   it(`200 connections probing new URLs, then one client looping a configured target: RSS under the chart's limit, /healthz within the liveness timeout`, async () => {
     // A node a little slow to answer, so that probes pile up.
     const node = await hostileNode({ '/statistics': (_q, res) => void setTimeout(() => json(res, statisticsBody(), 200, STATISTICS_HEADERS), 300) });
@@ -55,7 +55,7 @@ describe.skipIf(process.platform !== 'linux')('/probe flood (issue 34, item 2)',
     const m2 = await w2.stop();
 
     console.log(
-      `issue 34 item 2: new URLs: ${urls.sent} probes ${JSON.stringify(urls.byStatus)}, RSS max ${m1.rss.toFixed(0)} MiB, /healthz max ${m1.healthMs.toFixed(0)} ms over ${m1.checks} checks, ${lines} log lines, exporter CPU ${cpu.toFixed(1)} s in 15 s; ` +
+      `probe flood: new URLs: ${urls.sent} probes ${JSON.stringify(urls.byStatus)}, RSS max ${m1.rss.toFixed(0)} MiB, /healthz max ${m1.healthMs.toFixed(0)} ms over ${m1.checks} checks, ${lines} log lines, exporter CPU ${cpu.toFixed(1)} s in 15 s; ` +
         `configured target: ${configured.sent} probes ${JSON.stringify(configured.byStatus)}, RSS max ${m2.rss.toFixed(0)} MiB, /healthz max ${m2.healthMs.toFixed(0)} ms over ${m2.checks} checks`,
     );
     expect(p.child.exitCode).toBeNull();

@@ -1,5 +1,5 @@
 /**
- * Bounded under attack (issue 14): each test plays a hostile data node or a hostile client of its
+ * Bounded under attack: each test plays a hostile data node or a hostile client of its
  * own against the real exporter on 127.0.0.1, and checks the limit holds. docs/reliability.md,
  * section "Attacks", has one row per test with the figures measured here.
  */
@@ -24,7 +24,7 @@ import { startFlood } from '../helpers/flood.js';
 const { defer, exporter } = lifecycle();
 const STATS_ONLY = { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false } };
 
-describe('rate-limit answers (item 4)', () => {
+describe('rate-limit answers', () => {
   it('a 429 with RateLimit-Reset: 999999999 backs off at most http.max_backoff, shows it, and a reload lifts it', async () => {
     let banning = true;
     const node = await hostileNode({
@@ -63,7 +63,7 @@ describe('rate-limit answers (item 4)', () => {
   });
 });
 
-describe('/probe allow-list and pacing (item 5)', () => {
+describe('/probe allow-list and pacing', () => {
   it('user-info, other hosts and ports, and invalid URLs are refused with a one-line 400; nothing is sent', async () => {
     const node = await hostileNode();
     defer(node.close);
@@ -82,7 +82,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
       `https://127.0.0.1:${other.port}/`,
       `http://127.0.0.1:abc`,
       `http://127.0.0.1:${other.port}/?x=1`,
-      `http://127.0.0.1:${other.port}/only/..%2Fsecret/`, // out of the allowed prefix once decoded (issue 34)
+      `http://127.0.0.1:${other.port}/only/..%2Fsecret/`, // out of the allowed prefix once decoded
       'http://[::1',
       'file:///etc/passwd',
     ];
@@ -131,7 +131,7 @@ describe('/probe allow-list and pacing (item 5)', () => {
   });
 });
 
-describe('cardinality guards cannot be walked around (item 3)', () => {
+describe('cardinality guards cannot be walked around', () => {
   it('3,000 markets with unique state and mode strings: the known values, 8 unknown ones, then one other bucket', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => market(hex64(i), { state: `STATE_EVIL_${i}`, tradingMode: `TRADING_MODE_EVIL_${i}` }));
     const body = JSON.stringify({ markets: rows });
@@ -199,7 +199,7 @@ describe('cardinality guards cannot be walked around (item 3)', () => {
   });
 });
 
-describe('series budgets per collector (issue 34, item 5)', () => {
+describe('series budgets per collector', () => {
   it('key rotations minting node ids fill their own share of the network limit; the markets collector keeps every series', async () => {
     const LIMIT = 1000;
     // Two network-scoped collectors enabled, of declared weights 1 (key_rotations) and 4 (markets).
@@ -303,7 +303,7 @@ async function withBasicAuth(password: string, web: object = {}): Promise<{ url:
 }
 const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
-describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
+describe('wrong passwords cannot exhaust the CPU', () => {
   it('while 250 connections send wrong passwords, cached scrapes p99 < 100 ms and /healthz p99 < 50 ms', async () => {
     const e = await withBasicAuth('right-password');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -406,7 +406,7 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
     expect(tries.filter((t) => t.status === 200 && t.ms < 2_000).length).toBeGreaterThanOrEqual(19);
   }, 60_000);
 
-  it("another user's wrong passwords from Prometheus's own address do not lock out the right one (issue 34, item 4)", async () => {
+  it("another user's wrong passwords from Prometheus's own address do not lock out the right one", async () => {
     const e = await withBasicAuth('right-password');
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     defer(async () => agent.destroy());
@@ -416,7 +416,7 @@ describe('wrong passwords cannot exhaust the CPU (item 1)', () => {
   });
 });
 
-describe('slow clients (item 10)', () => {
+describe('slow clients', () => {
   it('while 300 slowloris sockets are held, an authenticated scrape and a probe are still served', async () => {
     const e = await withBasicAuth('right-password', { read_header_timeout: '20s', request_timeout: '30s' });
     const port = Number(new URL(e.url).port);

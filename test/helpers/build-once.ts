@@ -16,7 +16,7 @@ declare module 'vitest' {
 }
 
 export default function setup(project: TestProject): () => void {
-  // CI has just built dist/ from this checkout (npm run build): DNE_BUILT_DIST=dist reuses it.
+  // CI has just built the exporter from this checkout (npm run build): DNE_BUILT_DIST names it.
   const given = process.env.DNE_BUILT_DIST;
   if (given) {
     project.provide('builtDist', given);

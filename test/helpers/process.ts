@@ -35,10 +35,11 @@ let built: Promise<string> | undefined;
 /**
  * The exporter compiled as `npm run build` compiles it: memory is measured on what ships, not on
  * tsx, whose transpiler adds some 30 MiB to a process. The attack tests' run builds it once
- * (helpers/build-once.ts); elsewhere it is built into .tmp/ once per test file.
+ * (helpers/build-once.ts); CI builds it once for every suite (DNE_BUILT_DIST); elsewhere it is
+ * built into .tmp/ once per test file.
  */
 export function buildDist(): Promise<string> {
-  const shared = inject('builtDist');
+  const shared = inject('builtDist') || process.env.DNE_BUILT_DIST;
   if (shared) return Promise.resolve(shared);
   built ??= (async () => {
     const out = `.tmp/dist-test-${process.pid}`;

@@ -1,5 +1,5 @@
 /**
- * Readiness against a node that never answers (issue 34, item 7): /readyz does not wait a whole
+ * Readiness against a node that never answers: /readyz does not wait a whole
  * poll deadline (48 s at a 1 m interval) for it.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A node that echoes what it was sent (issue 34, item 7): its error text may hold a configured
+ * A node that echoes what it was sent: its error text may hold a configured
  * API-key header; the logs keep the status and gRPC code, never the text.
  */
 import { describe, expect, it } from 'vitest';

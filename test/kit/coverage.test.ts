@@ -1,5 +1,5 @@
 /**
- * Every field of the query service's specification is accounted for (issue 33, item 2): the field
+ * Every field of the query service's specification is accounted for: the field
  * list is read out of the specification file (test/reference/query-service-spec.md), and each
  * field must have a row in scripts/coverage.ts (rendered into docs/metrics.md,
  * "Coverage of the query service") with the series that carry it or why it is not exported.

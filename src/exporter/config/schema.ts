@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { COLLECTORS } from '../vega/collectors/index.js';
 import type { AnyCollectorModule, CollectorSettings } from '../engine/define.js';
-import { SCHEDULABLE_INTERVALS, intervalToCron } from '../engine/cron.js';
+import { isSchedulable } from '../engine/cron.js';
 import { duration } from '../engine/fields.js';
 import { parseAllowRule } from '../http/allow.js';
 
@@ -269,12 +269,8 @@ function checkConfig(collectors: readonly AnyCollectorModule[], cfg: CheckedConf
   }
   for (const [name, c] of Object.entries(settings)) {
     if (c.enabled === false) continue;
-    if (!intervalToCron(c.interval)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['collectors', name, 'interval'],
-        message: `expected an interval that divides a minute, an hour or a day: one of ${SCHEDULABLE_INTERVALS.join(', ')}`,
-      });
+    if (!isSchedulable(c.interval)) {
+      ctx.addIssue({ code: 'custom', path: ['collectors', name, 'interval'], message: 'expected an interval of whole seconds, from 1s to 24h' });
     }
     if (c.timeout !== undefined && c.timeout > c.interval) {
       ctx.addIssue({ code: 'custom', path: ['collectors', name, 'timeout'], message: 'expected a timeout no longer than the interval' });

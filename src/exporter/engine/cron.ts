@@ -1,37 +1,20 @@
-import { fnv1a } from '../hash.js';
-
 /**
- * A node-cron (6-field) expression that fires every `ms`, aligned to the clock; undefined when
- * the interval does not divide a minute, an hour or a day evenly.
+ * Polls on one node-cron task: it ticks every second and starts whatever is due in that second, at
+ * its millisecond. The jobs wait in a min-heap by due time, so a tick with nothing due looks at one
+ * entry, and a tick's cost grows with the polls due, not with the number of collectors. Any whole
+ * second interval works: a job's next due time is its last one plus its interval.
  */
-export function intervalToCron(ms: number): string | undefined {
-  if (ms % 1000 !== 0) return undefined;
-  const s = ms / 1000;
-  if (s < 60) return 60 % s === 0 ? (s === 1 ? '* * * * * *' : `*/${s} * * * * *`) : undefined;
-  if (s % 60 !== 0) return undefined;
-  const m = s / 60;
-  if (m < 60) return 60 % m === 0 ? (m === 1 ? '0 * * * * *' : `0 */${m} * * * *`) : undefined;
-  if (m % 60 !== 0) return undefined;
-  const h = m / 60;
-  if (h < 24) return 24 % h === 0 ? (h === 1 ? '0 0 * * * *' : `0 0 */${h} * * *`) : undefined;
-  return h === 24 ? '0 0 0 * * *' : undefined;
-}
+import cron, { type ScheduledTask } from 'node-cron';
+import { fnv1a } from '../hash.js';
+import type { Logger } from '../logger.js';
 
-/** Every interval intervalToCron accepts, as an operator writes it ("15s", "5m", "24h"). */
-export const SCHEDULABLE_INTERVALS: readonly string[] = [
-  ...[...Array(59).keys()]
-    .map((i) => i + 1)
-    .filter((s) => intervalToCron(s * 1000))
-    .map((s) => `${s}s`),
-  ...[...Array(59).keys()]
-    .map((i) => i + 1)
-    .filter((m) => intervalToCron(m * 60_000))
-    .map((m) => `${m}m`),
-  ...[...Array(24).keys()]
-    .map((i) => i + 1)
-    .filter((h) => intervalToCron(h * 3_600_000))
-    .map((h) => `${h}h`),
-];
+/** The longest interval a collector may poll at. */
+const MAX_INTERVAL_MS = 86_400_000;
+
+/** Whether the scheduler takes `ms` as an interval: a whole number of seconds, from 1 s to 24 h. */
+export function isSchedulable(ms: number): boolean {
+  return Number.isInteger(ms) && ms % 1000 === 0 && ms >= 1000 && ms <= MAX_INTERVAL_MS;
+}
 
 /**
  * Where in its interval a poll fires: a hash of its identity (`target/collector`), as Prometheus
@@ -50,38 +33,153 @@ export function stableOffset(identity: string, intervalMs: number): number {
   return (h >>> 0) % intervalMs;
 }
 
-export interface SpreadSchedule {
-  /** Fires on the whole second of the offset, every interval. */
-  expression: string;
-  /** The sub-second rest of the offset, waited inside the tick (cron has no finer field). */
-  delayMs: number;
-  offsetMs: number;
+/** The first time after `nowMs` (epoch ms) at which t ≡ offset (mod interval). */
+export function nextDue(nowMs: number, intervalMs: number, offsetMs: number): number {
+  const since = (((nowMs - offsetMs) % intervalMs) + intervalMs) % intervalMs;
+  return nowMs - since + intervalMs;
 }
 
-/** Every `step` from `first` within a field of `size` values, as a cron list ('*' when that is all of them). */
-function every(first: number, step: number, size: number): string {
-  if (step === 1) return '*';
-  const out: number[] = [];
-  for (let v = first; v < size; v += step) out.push(v);
-  return out.join(',');
+/** A job on the scheduler; cancel() stops it, a start already armed within the second included. */
+export interface ScheduledJob {
+  cancel: () => void;
 }
 
-/**
- * The clock-aligned schedule of `intervalMs` shifted by `offsetMs` (0 ≤ offset < interval):
- * polls fire at t ≡ offset (mod interval) in wall-clock time. Undefined for the intervals
- * intervalToCron refuses: an offset list is only periodic when the interval divides its field.
- */
-export function spreadSchedule(intervalMs: number, offsetMs: number): SpreadSchedule | undefined {
-  if (!intervalToCron(intervalMs) || offsetMs < 0 || offsetMs >= intervalMs) return undefined;
-  const s = intervalMs / 1000;
-  const off = Math.floor(offsetMs / 1000);
-  const delayMs = offsetMs % 1000;
-  const sec = off % 60;
-  const min = Math.floor(off / 60) % 60;
-  const hour = Math.floor(off / 3600);
-  let expression: string;
-  if (s < 60) expression = `${every(off, s, 60)} * * * * *`;
-  else if (s < 3600) expression = `${sec} ${every(Math.floor(off / 60), s / 60, 60)} * * * *`;
-  else expression = `${sec} ${min} ${every(hour, s / 3600, 24)} * * *`;
-  return { expression, delayMs, offsetMs };
+interface Job {
+  readonly intervalMs: number;
+  readonly offsetMs: number;
+  readonly run: () => void;
+  dueMs: number;
+  live: boolean;
+  /** The start armed for the current second. */
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Jobs on one node-cron task ticking every second; the task runs while any job does. */
+export class Scheduler {
+  /** Min-heap by dueMs. A cancelled job stays until it comes up (it is dropped then). */
+  private readonly heap: Job[] = [];
+  private live = 0;
+  private task: ScheduledTask | undefined;
+
+  constructor(private readonly log?: Logger) {}
+
+  /** Run `run` at every t ≡ offset (mod interval), from the first such t after now. */
+  every(intervalMs: number, offsetMs: number, run: () => void): ScheduledJob {
+    if (!isSchedulable(intervalMs) || !(offsetMs >= 0 && offsetMs < intervalMs))
+      throw new RangeError(`cannot schedule every ${intervalMs} ms at ${offsetMs} ms`);
+    const now = Date.now();
+    const job: Job = { intervalMs, offsetMs, run, dueMs: nextDue(now, intervalMs, offsetMs), live: true, timer: undefined };
+    // This second's tick has passed: a start due within it is armed here.
+    const horizon = secondAfter(now);
+    if (job.dueMs < horizon) this.arm(job, now, horizon);
+    else this.push(job);
+    if (++this.live === 1) this.startTask();
+    return { cancel: () => this.cancel(job) };
+  }
+
+  /** Jobs scheduled and not cancelled (tests). */
+  get size(): number {
+    return this.live;
+  }
+
+  private cancel(job: Job): void {
+    if (!job.live) return;
+    job.live = false;
+    clearTimeout(job.timer);
+    job.timer = undefined;
+    if (--this.live === 0) {
+      this.heap.length = 0; // every entry left is a cancelled job
+      void this.task?.destroy();
+      this.task = undefined;
+    }
+  }
+
+  private startTask(): void {
+    const line = (level: 'info' | 'warn' | 'error' | 'debug') => (message: string, err?: Error) =>
+      this.log?.[level]({ code: 'SCHEDULE', ...(err ? { err: err.message } : {}) }, `scheduler: ${message}`);
+    this.task = cron.schedule('* * * * * *', () => this.tick(), {
+      name: 'polls',
+      // A tick that comes late (a busy event loop) or not at all is made up by the next one: the
+      // jobs it would have started are then overdue, and start at once.
+      suppressMissedWarning: true,
+      // node-cron writes coloured lines to the console by default: keep the log one JSON stream.
+      logger: { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') },
+    });
+  }
+
+  /** Start every job due before the next second: overdue ones now, the others at their millisecond. */
+  private tick(): void {
+    const now = Date.now();
+    const horizon = secondAfter(now);
+    while (this.heap.length > 0 && this.heap[0]!.dueMs < horizon) {
+      const job = this.pop();
+      if (job.live) this.arm(job, now, horizon);
+    }
+  }
+
+  /** Start `job`, due before `horizon`, at its time (now if overdue); queue its next start. */
+  private arm(job: Job, now: number, horizon: number): void {
+    const due = job.dueMs;
+    // Once per second at most: an overdue job resumes its rhythm after this second.
+    job.dueMs = due + job.intervalMs >= horizon ? due + job.intervalMs : nextDue(horizon - 1, job.intervalMs, job.offsetMs);
+    this.push(job);
+    if (due <= now) {
+      this.start(job);
+      return;
+    }
+    job.timer = setTimeout(() => {
+      job.timer = undefined;
+      this.start(job);
+    }, due - now);
+  }
+
+  private start(job: Job): void {
+    try {
+      job.run();
+    } catch (err) {
+      this.log?.error({ code: 'SCHEDULE', err: err instanceof Error ? err.message : String(err) }, 'scheduler: a job failed to start');
+    }
+  }
+
+  private push(job: Job): void {
+    const h = this.heap;
+    let i = h.push(job) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]!.dueMs <= job.dueMs) break;
+      h[i] = h[parent]!;
+      i = parent;
+    }
+    h[i] = job;
+  }
+
+  private pop(): Job {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const c = l + 1 < h.length && h[l + 1]!.dueMs < h[l]!.dueMs ? l + 1 : l;
+        if (h[c]!.dueMs >= last.dueMs) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
+}
+
+/** The start of the second after the one `ms` is in. */
+const secondAfter = (ms: number): number => Math.floor(ms / 1000) * 1000 + 1000;
+
+let shared: Scheduler | undefined;
+
+/** The process's scheduler: one tick for every runner of every exporter in it. */
+export function sharedScheduler(log?: Logger): Scheduler {
+  shared ??= new Scheduler(log);
+  return shared;
 }

@@ -22,7 +22,7 @@ export interface CollectorSettings {
  */
 export interface CollectorDeps<Shared = unknown> {
   shared: Shared;
-  /** The collector's share of its scope's series limit (schedule/settings.ts): bounds state kept per label value. */
+  /** The collector's share of its scope's series limit (engine/settings.ts): bounds state kept per label value. */
   seriesLimit?: number;
 }
 

@@ -3,8 +3,7 @@
  *
  * Every runner polls once at start (readiness). With a thousand targets that is thousands of
  * requests at once, whose answers then arrive together: one turn of the event loop handling them
- * all outlasts node-cron's one-second tolerance, and the first scheduled runs are skipped as
- * missed. Taking the first polls a few at a time keeps each turn short (docs/fleet.md).
+ * all outlasts a second, and every poll due meanwhile starts late, all together. Taking the first polls a few at a time keeps each turn short (docs/fleet.md).
  */
 export class Limiter {
   private active = 0;

@@ -1,10 +1,9 @@
 /**
- * Runs one collector for one scope (a target, or a network): a node-cron schedule with no overlap
- * at a stable offset within the interval (schedule/cron.ts), a deadline per run, the result applied
+ * Runs one collector for one scope (a target, or a network): polls with no overlap at a stable
+ * offset within the interval, on the process's one node-cron tick (engine/cron.ts), a deadline per run, the result applied
  * to the store in one step, success/duration/last-success series, and one log line per state change (not per failed poll).
  * A network-scoped runner tries its candidate targets in order until one answers.
  */
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Collector, CollectorIdentity, CollectResult, Fetcher } from './types.js';
 import type { Facts } from './facts.js';
 import { ExporterError, errorCode } from '../errors.js';
@@ -12,7 +11,7 @@ import { SELF } from './self-metrics.js';
 import type { Sample } from './labels.js';
 import type { SeriesStore, StoreKey } from './store.js';
 import type { Logger } from '../logger.js';
-import { spreadSchedule, stableOffset } from './cron.js';
+import { sharedScheduler, stableOffset, type ScheduledJob, type Scheduler } from './cron.js';
 import { linkedSignal } from '../http/deadline.js';
 import type { Limiter } from './limiter.js';
 
@@ -20,8 +19,6 @@ export interface RunnerSettings {
   intervalMs: number;
   timeoutMs: number;
   maxAgeMs: number;
-  /** The clock-aligned expression (it validates the interval); the runner fires at its offset after it. */
-  cron: string;
   pageSize: number;
   maxPages: number;
   /** Series this runner's scope (its target, or its network) may hold across its collectors' data. */
@@ -69,6 +66,8 @@ export interface RunnerOptions {
   onApplied?: (runner: CollectorRunner) => void;
   /** Where the first poll waits its turn (many runners start at once); it runs at once without. */
   firstPolls?: Limiter | undefined;
+  /** The process's scheduler unless given one (tests). */
+  scheduler?: Scheduler;
 }
 
 interface Asked {
@@ -101,8 +100,7 @@ export class CollectorRunner {
   readonly settings: RunnerSettings;
   /** Where in each interval this runner polls: a function of its identity only. */
   readonly offsetMs: number;
-  private task: ScheduledTask | undefined;
-  private waiting: { timer: NodeJS.Timeout; done: () => void } | undefined;
+  private job: ScheduledJob | undefined;
   private inFlight: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly dataKey: StoreKey;
@@ -129,38 +127,15 @@ export class CollectorRunner {
     // Skipped if a scheduled run or a probe came first while it waited.
     const first = (): Promise<void> => (this.state.runs === 0 && !this.inFlight ? this.runOnce() : Promise.resolve());
     void (this.o.firstPolls ? this.o.firstPolls.run(first) : first());
-    const plan = spreadSchedule(this.settings.intervalMs, this.offsetMs);
-    this.task = cron.schedule(plan?.expression ?? this.settings.cron, () => this.tick(plan?.delayMs ?? 0), {
-      name: `${this.scopeValue}/${this.collector.name}`,
-      noOverlap: true,
-      // node-cron writes coloured lines to the console by default: keep the log one JSON stream.
-      logger: cronLogger(this.log),
-    });
-  }
-
-  /** A scheduled tick: wait out the sub-second part of the offset, then poll. */
-  private tick(delayMs: number): Promise<void> {
-    if (delayMs === 0) return this.runOnce();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        this.waiting = undefined;
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiting = undefined;
-        void this.runOnce().finally(resolve);
-      }, delayMs);
-      this.waiting = { timer, done };
+    this.job = (this.o.scheduler ?? sharedScheduler(this.o.log)).every(this.settings.intervalMs, this.offsetMs, () => {
+      // A poll still running is joined, not doubled.
+      this.runOnce().catch((err: unknown) => this.log.error({ code: errorCode(err), err: (err as Error).message }, 'poll failed unexpectedly'));
     });
   }
 
   /** Stop the schedule and abort the poll in flight. With `drop`, remove this runner's series. */
   async stop(drop = false): Promise<void> {
-    await this.task?.destroy();
-    if (this.waiting) {
-      clearTimeout(this.waiting.timer);
-      this.waiting.done();
-    }
+    this.job?.cancel();
     this.abort.abort(new ExporterError('POLL_TIMEOUT', 'collector stopping'));
     await this.inFlight?.catch(() => {});
     if (drop) {
@@ -311,10 +286,4 @@ export class CollectorRunner {
     if (!node && s.answeredBy !== undefined) out.push({ metric: SELF.networkSource, values: [v, c.name, s.answeredBy], value: 1 });
     return out;
   }
-}
-
-function cronLogger(log: Logger) {
-  const line = (level: 'info' | 'warn' | 'error' | 'debug') => (message: string, err?: Error) =>
-    log[level]({ code: 'SCHEDULE', ...(err ? { err: err.message } : {}) }, `scheduler: ${message}`);
-  return { info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug') };
 }

@@ -1,6 +1,5 @@
 import type { AnyCollectorModule } from './define.js';
 import { settingsOf } from './define.js';
-import { intervalToCron } from './cron.js';
 import type { RunnerSettings } from './runner.js';
 
 /** What the runners read of the configuration (config/schema.ts's Config is one). */
@@ -23,8 +22,6 @@ export function runnerSettings(config: RunnerConfig, module: AnyCollectorModule,
     // Leave a little of the interval free so a slow poll never runs into the next one.
     timeoutMs: c.timeout ?? Math.max(1000, Math.floor(c.interval * 0.8)),
     maxAgeMs: c.max_age ?? c.interval * 3,
-    // The schema accepts only intervals that have a clock-aligned expression.
-    cron: intervalToCron(c.interval)!,
     pageSize: config.http.page_size,
     maxPages: config.http.max_pages,
     seriesLimit,

@@ -2,10 +2,9 @@
  * Spread polls: each (target, collector) fires at a stable offset within its interval, so 100
  * targets' polls do not all land in the same second, and a reload keeps unchanged targets' offsets.
  *
- * Nothing here waits on the wall clock: the schedule is checked as computed (expression, in-tick
- * delay, node-cron's next runs), the fleet's runners by their offsets, and the runners' polls on a
- * fake clock that drives node-cron's own timers (test/helpers/fake-clock.ts), where a poll lands
- * on the exact millisecond of its offset.
+ * Nothing here waits on the wall clock: the scheduler and the runners run on a fake clock that
+ * drives node-cron's own timers (test/helpers/fake-clock.ts), where a start lands on the exact
+ * millisecond of its offset; the fleet's runners are checked by their offsets.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../../src/exporter/config/schema.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
 import { createLogger } from '../../../src/exporter/logger.js';
-import { intervalToCron, spreadSchedule, stableOffset } from '../../../src/exporter/engine/cron.js';
+import { isSchedulable, nextDue, Scheduler, stableOffset } from '../../../src/exporter/engine/cron.js';
 import { CollectorRunner, type RunnerOptions } from '../../../src/exporter/engine/runner.js';
 import { LogCapture } from '../../helpers/exporter.js';
 import { withFakeClock, type FakeClock } from '../../helpers/fake-clock.js';
@@ -25,16 +24,8 @@ const life = lifecycle();
 const NO_NETWORK = { markets: { enabled: false }, key_rotations: { enabled: false } };
 const FLEET = Array.from({ length: 100 }, (_, i) => `dn-${String(i + 1).padStart(3, '0')}`);
 const mod = (t: number, m: number): number => ((t % m) + m) % m;
-
-/** When node-cron would fire `expression` next, `n` times, plus the in-tick delay. */
-function fireTimes(intervalMs: number, offsetMs: number, n: number): number[] {
-  const plan = spreadSchedule(intervalMs, offsetMs)!;
-  expect(cron.validate(plan.expression)).toBe(true);
-  const task = cron.createTask(plan.expression, () => {});
-  const out = task.getNextRuns(n).map((d) => d.getTime() + plan.delayMs);
-  void task.destroy();
-  return out;
-}
+// A Monday 09:00:03.250 UTC: not aligned to any interval, and not on a whole second.
+const T0 = Date.UTC(2030, 0, 7, 9, 0, 3, 250);
 
 /** Offsets (or poll times) per second of a 15 s interval: spread like dice, not all in one second. */
 function expectSpreadOver15s(phases: Iterable<number>, count: number): void {
@@ -47,34 +38,90 @@ function expectSpreadOver15s(phases: Iterable<number>, count: number): void {
   expect(perSecond.filter((n) => n > 0).length, `per second: ${perSecond.join(' ')}`).toBeGreaterThanOrEqual(12);
 }
 
-describe('spreadSchedule', () => {
-  it('fires every interval at the offset, for every allowed interval shape', () => {
+describe('the scheduler', () => {
+  it('takes any whole second from 1 s to 24 h', () => {
+    for (const ms of [1000, 7000, 45_000, 90_000, 7 * 60_000, 5 * 3_600_000, 86_400_000]) expect(isSchedulable(ms), `${ms}`).toBe(true);
+    for (const ms of [0, 999, 1500, 86_401_000, -1000, Number.NaN]) expect(isSchedulable(ms), `${ms}`).toBe(false);
+    expect(() => new Scheduler().every(1500, 0, () => {})).toThrow(RangeError);
+    expect(() => new Scheduler().every(15_000, 15_000, () => {})).toThrow(RangeError);
+  });
+
+  it('nextDue: the first time after now on the offset', () => {
+    expect(nextDue(10_000, 15_000, 0)).toBe(15_000);
+    expect(nextDue(15_000, 15_000, 0)).toBe(30_000);
+    expect(nextDue(14_999, 15_000, 14_999)).toBe(29_999);
+    expect(nextDue(0, 90_000, 45_500)).toBe(45_500);
+  });
+
+  it('starts each job every interval at its offset, to the millisecond, for intervals that divide nothing', async () => {
     const cases: [number, number][] = [
       [1000, 0],
       [1000, 437],
-      [15_000, 0],
+      [7000, 6999],
       [15_000, 7_250],
-      [15_000, 14_999],
-      [30_000, 29_001],
-      [60_000, 59_999],
-      [300_000, 123_456],
+      [45_000, 44_001],
+      [90_000, 123],
       [3_600_000, 3_599_999],
-      [21_600_000, 20_000_123],
-      [86_400_000, 45_296_789],
+      [86_400_000, 36_000_123],
     ];
-    for (const [interval, offset] of cases) {
-      const times = fireTimes(interval, offset, 4);
-      for (const t of times) expect(mod(t, interval), `${interval}/${offset}`).toBe(offset);
-      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(interval);
-    }
+    // Three hours of ticks (a day's would take the fake clock a minute): the daily job starts 0 or 1 times.
+    const SPAN = 3 * 3_600_000;
+    await withFakeClock(T0, async (clock) => {
+      const scheduler = new Scheduler();
+      const started = cases.map(() => [] as number[]);
+      const jobs = cases.map(([interval, offset], i) => scheduler.every(interval, offset, () => started[i]!.push(Date.now())));
+      await clock.advance(SPAN);
+      for (const [i, [interval, offset]] of cases.entries()) {
+        const times = started[i]!;
+        expect(times.length, `${interval}/${offset}`).toBe(Math.floor((T0 + SPAN - nextDue(T0, interval, offset)) / interval) + 1);
+        for (const t of times) expect(mod(t, interval), `${interval}/${offset}`).toBe(offset);
+        for (let k = 1; k < times.length; k++) expect(times[k]! - times[k - 1]!).toBe(interval);
+      }
+      for (const j of jobs) j.cancel();
+    });
   });
 
-  it('refuses what intervalToCron refuses, and offsets outside the interval', () => {
-    for (const ms of [7000, 45_000, 90_000, 7 * 60_000, 5 * 3_600_000, 1500]) {
-      expect(intervalToCron(ms)).toBeUndefined();
-      expect(spreadSchedule(ms, 0)).toBeUndefined();
-    }
-    expect(spreadSchedule(15_000, 15_000)).toBeUndefined();
+  it('one node-cron task for any number of jobs, gone with the last one; a cancelled job starts no more', async () => {
+    await withFakeClock(T0, async (clock) => {
+      const before = cron.getTasks().size;
+      const scheduler = new Scheduler();
+      let hourly = 0;
+      const jobs = Array.from({ length: 1000 }, (_, i) => scheduler.every(3_600_000, (i * 3_599) % 3_600_000, () => (hourly += 1)));
+      let fast = 0;
+      const each = scheduler.every(1000, 500, () => (fast += 1));
+      expect(cron.getTasks().size).toBe(before + 1);
+      await clock.advance(10_000);
+      expect(fast).toBe(10);
+      // 10 s of the hour hold the offsets 0 to 10 s of the 1000 hourly jobs' spread.
+      expect(hourly).toBe(jobs.filter((_, i) => mod(((i * 3_599) % 3_600_000) - T0, 3_600_000) < 10_000).length);
+      each.cancel();
+      await clock.advance(10_000);
+      expect(fast).toBe(10);
+      for (const j of jobs) j.cancel();
+      expect(scheduler.size).toBe(0);
+      expect(cron.getTasks().size).toBe(before);
+    });
+  });
+
+  it('a tick that comes late starts what is overdue at once, then keeps the rhythm', async () => {
+    await withFakeClock(T0, async (clock) => {
+      const scheduler = new Scheduler();
+      const times: number[] = [];
+      const job = scheduler.every(2000, 300, () => times.push(Date.now()));
+      // The event loop blocked for 5.5 s: time moves on, no timer fires meanwhile.
+      const blocked = Date.now() + 5_500;
+      const { vi } = await import('vitest');
+      vi.setSystemTime(blocked);
+      await clock.advance(6_000);
+      job.cancel();
+      expect(times.length).toBeGreaterThanOrEqual(3);
+      // The first start is the overdue one, at the first tick after the block.
+      expect(times[0]).toBeGreaterThanOrEqual(blocked);
+      expect(mod(times[0]!, 2000)).not.toBe(300);
+      // Once each, back on the offset afterwards.
+      for (const t of times.slice(1)) expect(mod(t, 2000)).toBe(300);
+      expect(new Set(times).size).toBe(times.length);
+    });
   });
 });
 
@@ -125,8 +172,6 @@ describe('a fleet of 100 targets', () => {
  * was asked: on a fake clock that is the millisecond the schedule fired, exactly.
  */
 describe('runners polling on the spread schedule (fake clock)', () => {
-  // A Monday 09:00:03.250 UTC: not aligned to any interval, and not on a whole second.
-  const T0 = Date.UTC(2030, 0, 7, 9, 0, 3, 250);
   const quiet: RunnerOptions['log'] = (() => {
     const l = { child: () => l, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
     return l as unknown as RunnerOptions['log'];
@@ -135,7 +180,7 @@ describe('runners polling on the spread schedule (fake clock)', () => {
   const anyStore = new Proxy({}, { get: () => () => 0 }) as RunnerOptions['store'];
 
   /** Start a runner per name; `asked` gets the (fake) time of every poll, by name. */
-  function startRunners(names: string[], intervalMs: number, asked: Map<string, number[]>): CollectorRunner[] {
+  function startRunners(names: string[], intervalMs: number, asked: Map<string, number[]>, scheduler: Scheduler): CollectorRunner[] {
     return names.map((name) => {
       const runner = new CollectorRunner({
         scopeValue: name,
@@ -152,13 +197,13 @@ describe('runners polling on the spread schedule (fake clock)', () => {
           intervalMs,
           timeoutMs: 1000,
           maxAgeMs: 3 * intervalMs,
-          cron: intervalToCron(intervalMs)!,
           pageSize: 100,
           maxPages: 1,
           seriesLimit: 1000,
           seriesShare: 1000,
         },
         log: quiet,
+        scheduler,
       });
       runner.start();
       return runner;
@@ -168,13 +213,14 @@ describe('runners polling on the spread schedule (fake clock)', () => {
   /**
    * Run `names` for `intervals` + 1 intervals from the clock's current time; returns each name's
    * scheduled polls. Checks the runner's contract on the way: one poll at start (readiness), then
-   * after a first interval (a slot within the starting second is skipped by node-cron), exactly one
+   * after a first interval, exactly one
    * poll per interval, every poll at t ≡ offset (mod interval), consecutive polls one interval apart.
    */
   async function observe(clock: FakeClock, names: string[], intervalMs: number, intervals: number): Promise<Map<string, number[]>> {
     const start = Date.now();
     const asked = new Map<string, number[]>();
-    const runners = startRunners(names, intervalMs, asked);
+    // A scheduler of its own, made on the fake clock.
+    const runners = startRunners(names, intervalMs, asked, new Scheduler());
     try {
       for (const name of names) expect(asked.get(name), `${name}: the poll at start`).toEqual([start]);
       asked.clear();
@@ -195,7 +241,7 @@ describe('runners polling on the spread schedule (fake clock)', () => {
   }
 
   it('a runner polls at its offset: the cron second and the sub-second delay both show', async () => {
-    // A target whose 2 s offset has a sub-second part, so both the cron seconds and the in-tick delay show.
+    // A target whose 2 s offset has a sub-second part, so both the tick's second and the delay within it show.
     const name = Array.from({ length: 50 }, (_, i) => `t${i}`).find(
       (n) => stableOffset(`${n}/statistics`, 2000) % 1000 > 300 && stableOffset(`${n}/statistics`, 2000) % 1000 < 700,
     )!;

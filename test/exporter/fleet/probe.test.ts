@@ -1,5 +1,5 @@
 /**
- * /probe under a flood (issue 34, items 2 and 7): probes answered at once are bounded, new URL
+ * /probe under a flood: probes answered at once are bounded, new URL
  * targets are made at a bounded rate, failures of URL targets are logged once per collector and
  * code, and what a client sent is echoed quoted and cut. The real exporter, a hostile node of the
  * test's own, 127.0.0.1.
@@ -75,7 +75,7 @@ describe('/probe bounds', () => {
     );
   });
 
-  it('unknown collectors are echoed quoted, one line, cut short (issue 34, item 7)', async () => {
+  it('unknown collectors are echoed quoted, one line, cut short', async () => {
     const node = await hostileNode();
     defer(node.close);
     const e = await exporter(node.url, { collectors: STATS_ONLY }, 'silent');

@@ -31,7 +31,7 @@ describe('probe allow-list', () => {
     expect(checkProbeUrl('not a url', r)).toMatchObject({ status: 400 });
   });
 
-  it('compares the decoded path segments: an encoded separator or dot segment cannot leave an allowed prefix (issue 34, item 7)', () => {
+  it('compares the decoded path segments: an encoded separator or dot segment cannot leave an allowed prefix', () => {
     const r = rules('http://127.0.0.1:3008/only/');
     for (const t of [
       'http://127.0.0.1:3008/only/..%2Fsecret/',

@@ -109,7 +109,7 @@ const CASES: [fixture: string, collector: string, routes: (path: string) => Answ
   ['node-signatures', 'node_signatures', network('v2')],
   ['order', 'orders', network('v2')],
   ['error', 'orders', network('v2')],
-  // Recorded v0.73 bodies (non-hex placeholder ids: exported as ids of any non-empty shape, issue 33).
+  // Recorded v0.73 bodies (non-hex placeholder ids: exported as ids of any non-empty shape).
   ['recorded/market', 'markets', recorded()],
   ['recorded/market-data-latest', 'market_data', recorded()],
   ['recorded/positions', 'positions', recorded()],

@@ -1,5 +1,5 @@
 /**
- * Ids as the specification types them (issue 33, item 1): an id is any non-empty string. A data
+ * Ids as the specification types them: an id is any non-empty string. A data
  * node of this test's own, over HTTP, names every market, asset, party, order, resource and
  * validator with ids of other shapes than 64 lowercase hex (a short name, base64 with + / =, upper
  * case, 200 characters, one with quotes and a backslash, "..") and the real exporter, every

@@ -1,5 +1,5 @@
 /**
- * Every upstream-supplied label is capped (issue 34, item 5): HTTP statuses by class beyond the
+ * Every upstream-supplied label is capped: HTTP statuses by class beyond the
  * ones the client handles apart, signature kinds and price-bound horizons past a few unknown ones
  * go to `other`. Against a hostile node of the tests' own where a request is involved.
  */

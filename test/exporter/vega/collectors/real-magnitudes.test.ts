@@ -1,5 +1,5 @@
 /**
- * Regression tests for the four defects of issue 13: values real networks send every day that used
+ * Regression tests for four defects: values real networks send every day that used
  * to fail a whole collector (or lose a series). Each builds the exact published shape.
  */
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ function market(extra: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-describe('issue 13 defects', () => {
+describe('values real networks send', () => {
   it('a PnL of 10 whole units of an 18-decimal asset ("10000000000000000000") is exported, not a failure', () => {
     const row = {
       marketId: H('a'),

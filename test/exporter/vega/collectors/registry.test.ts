@@ -72,7 +72,7 @@ describe('a collector registered in one place', () => {
     const url = await exporter.start('127.0.0.1:0');
     const runner = exporter.runners.find((r) => r.collector.name === 'throwaway');
     expect(runner?.scopeValue).toBe('n1');
-    expect(runner?.settings.cron).toBe('* * * * * *');
+    expect(runner?.settings.intervalMs).toBe(1000);
     // The first poll runs at start, the schedule adds one a second.
     await waitFor(() => runner!.state.runs >= 3);
     const text = await (await fetch(`${url}/metrics`)).text();

@@ -100,7 +100,6 @@ describe('row isolation', () => {
         intervalMs: 60_000,
         timeoutMs: 5_000,
         maxAgeMs: 120_000,
-        cron: '* * * * *',
         pageSize: 100,
         maxPages: 5,
         seriesLimit: Infinity,

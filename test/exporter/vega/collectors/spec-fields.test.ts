@@ -1,5 +1,5 @@
 /**
- * Fields exported since issue 33: price-monitoring triggers one by one, liquidity monitoring's
+ * Fields of the specification: price-monitoring triggers one by one, liquidity monitoring's
  * triggering ratio and auction extension, the v0.78 fee factors, the v0.79 position fees and
  * funding, the pegged order's offset and an order's reason. Hand-written answers in, the samples
  * compared with values worked out by hand; a field an older node does not send gives no series.
@@ -30,7 +30,7 @@ function market(over: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-describe('markets: fields of the specification exported since issue 33', () => {
+describe('markets: fields of the specification', () => {
   it('price-monitoring triggers one by one: horizon, probability, auction extension by index', () => {
     const triggers = [
       { horizon: '43200', probability: '0.9999999', auctionExtension: '600' },
