@@ -23,7 +23,7 @@ export interface RuntimeContext {
   readonly collectors: readonly AnyCollectorModule[];
   /** Pacing and back-off per upstream host and port, shared by polls and probes. */
   readonly pacers?: PacerRegistry;
-  /** Takes every runner's first poll a few at a time (schedule/limiter.ts). */
+  /** Takes every runner's first poll a few at a time (engine/limiter.ts). */
   readonly firstPolls?: Limiter;
   /** Each request's outcome and duration, for the API's service levels. */
   readonly apiSli?: ApiSli;
