@@ -120,13 +120,7 @@ async function serve(argv: string[], signals: Signals): Promise<number> {
   for (const note of notes) log.warn({ code: 'CONFIG_NOTE' }, note);
   // A promise nobody awaited must not take the exporter down; say so once per occurrence.
   process.on('unhandledRejection', (reason) => {
-    log.error(
-      {
-        code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED',
-        err: reason instanceof Error ? reason.message : String(reason),
-      },
-      'unhandled rejection',
-    );
+    log.error({ code: reason instanceof Error && 'code' in reason ? String(reason.code) : 'UNEXPECTED', err: errText(reason) }, 'unhandled rejection');
   });
   let exporter: Running;
   try {
@@ -161,18 +155,24 @@ async function serve(argv: string[], signals: Signals): Promise<number> {
     log.info({ signal: 'SIGHUP' }, 'SIGHUP received while starting: reloading now');
     reload();
   }
-  await new Promise<void>((resolve) => {
+  await stopped(signals, exporter, log);
+  return 0;
+}
+
+const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Until SIGTERM or SIGINT: in-flight polls are aborted, and the process never takes longer than 5 s to exit. */
+function stopped(signals: Signals, exporter: Running, log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
     let stopping = false;
     signals.on('stop', (signal: string): void => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, 'stopping');
-      // In-flight polls are aborted; never take longer than 5 s to exit.
       setTimeout(() => process.exit(0), 4_500).unref();
       void exporter.stop().then(resolve, resolve);
     });
   });
-  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

@@ -381,20 +381,9 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
   const file = cli.configFile ?? env.DATANODE_EXPORTER_CONFIG_FILE;
   const read = file ? readFile(file) : undefined;
   const raw: Record<string, unknown> = read?.data ?? {};
+  // Where each setting given by flag or environment came from, for the error that names it.
   const from: Record<string, string> = {};
-  const eff: Overrides = {};
-  for (const f of FLAGS) {
-    if (f.key === undefined || f.path === undefined) continue;
-    const flagVal = cli.overrides[f.key];
-    const envVal = f.env === undefined ? undefined : env[f.env];
-    if (flagVal !== undefined) {
-      eff[f.key] = flagVal;
-      from[f.path.join('.')] = `--${f.flag}`;
-    } else if (envVal !== undefined && envVal !== '') {
-      eff[f.key] = envVal;
-      from[f.path.join('.')] = f.env!;
-    }
-  }
+  const eff = overridesOf(cli, env, from);
   if (eff.datanodeUrl !== undefined) {
     const replaced = Array.isArray(raw.targets) ? raw.targets.length : 0;
     if (replaced > 0) notes.push(`${from.targets} replaces the ${replaced} target(s) of ${file}: only ${eff.datanodeUrl} is watched`);
@@ -409,9 +398,33 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
     if (text === undefined || f.path === undefined || f.path[0] === 'targets') continue;
     setIn(raw, f.path, f.parse ? f.parse(text) : text);
   }
+  applyInstallDefaults(raw, eff, env, from);
+  return validated(raw, env, from, file, read);
+}
 
-  // An installation's own default listen addresses (the image's `:19308` and `:19309`): below the
-  // file, so that a mounted config's web.* is honoured; flags and their variables still win over both.
+/** Each flag's value, else its environment variable's (flag over environment); `from` records which. */
+function overridesOf(cli: CliOptions, env: NodeJS.ProcessEnv, from: Record<string, string>): Overrides {
+  const eff: Overrides = {};
+  for (const f of FLAGS) {
+    if (f.key === undefined || f.path === undefined) continue;
+    const flagVal = cli.overrides[f.key];
+    const envVal = f.env === undefined ? undefined : env[f.env];
+    if (flagVal !== undefined) {
+      eff[f.key] = flagVal;
+      from[f.path.join('.')] = `--${f.flag}`;
+    } else if (envVal !== undefined && envVal !== '') {
+      eff[f.key] = envVal;
+      from[f.path.join('.')] = f.env!;
+    }
+  }
+  return eff;
+}
+
+/**
+ * An installation's own default listen addresses (the image's `:19308` and `:19309`): below the
+ * file, so that a mounted config's web.* is honoured; flags and their variables still win over both.
+ */
+function applyInstallDefaults(raw: Record<string, unknown>, eff: Overrides, env: NodeJS.ProcessEnv, from: Record<string, string>): void {
   const web = raw.web;
   for (const d of INSTALL_DEFAULTS) {
     const inFile = typeof web === 'object' && web !== null && d.setting in web;
@@ -421,6 +434,16 @@ export function loadConfig(cli: CliOptions, env: NodeJS.ProcessEnv = process.env
       from[`web.${d.setting}`] = d.env;
     }
   }
+}
+
+/** The schema's verdict on the merged settings, and the targets' header secrets resolved; errors name the field and where it was set. */
+function validated(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  from: Record<string, string>,
+  file: string | undefined,
+  read: ReturnType<typeof readFile> | undefined,
+): Config {
   const result = configSchema.safeParse(raw);
   const where = (path: readonly PropertyKey[], key?: string): string => {
     const name = path.map(String).join('.') || '(top level)';

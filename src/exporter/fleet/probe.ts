@@ -39,6 +39,30 @@ const ECHO_CHARS = 64;
 /** A refusal echoes what the client sent quoted (JSON escapes newlines) and cut short. */
 const quoted = (s: string, max = ECHO_CHARS): string => JSON.stringify(s.slice(0, max));
 
+type Runners = TargetRuntime['runners'];
+
+/** The runners `collectors=a,b` names (all when empty), or a refusal echoing the unknown names quoted and cut short. */
+function selectRunners(rt: TargetRuntime, list: string): Runners | ProbeResult {
+  const wanted = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
+  if (unknown.length > 0) {
+    const echoed =
+      unknown
+        .slice(0, ECHO_NAMES)
+        .map((u) => quoted(u))
+        .join(', ') + (unknown.length > ECHO_NAMES ? ', …' : '');
+    return {
+      status: 400,
+      contentType: TEXT,
+      body: `unknown or disabled collectors: ${echoed} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n`,
+    };
+  }
+  return wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
+}
+
 export class Prober {
   /** Probe targets given as allowed URLs: polled on demand only, kept apart from /metrics. */
   private readonly urlTargets = new Map<string, { rt: TargetRuntime; store: SeriesStore }>();
@@ -134,49 +158,11 @@ export class Prober {
       };
     }
     const { rt, store } = found;
-    const wanted = (query.get('collectors') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const unknown = wanted.filter((w) => !rt.runners.some((r) => r.collector.name === w));
-    if (unknown.length > 0) {
-      const echoed =
-        unknown
-          .slice(0, ECHO_NAMES)
-          .map((u) => quoted(u))
-          .join(', ') + (unknown.length > ECHO_NAMES ? ', …' : '');
-      return {
-        status: 400,
-        contentType: TEXT,
-        body: `unknown or disabled collectors: ${echoed} (node-scoped: ${rt.runners.map((r) => r.collector.name).join(', ')})\n`,
-      };
-    }
-    const runners = wanted.length === 0 ? rt.runners : rt.runners.filter((r) => wanted.includes(r.collector.name));
+    const runners = selectRunners(rt, query.get('collectors') ?? '');
+    if ('body' in runners) return runners;
     // Leave half a second of Prometheus's deadline for rendering and the network.
     const budget = Math.min(this.config.probe.timeout, scrapeTimeoutSeconds !== undefined ? Math.max(0.1, scrapeTimeoutSeconds - 0.5) * 1000 : Infinity);
-    // The deadline's timer and listener are released when the probe ends, not when the timer fires.
-    const deadline = linkedSignal([], Math.max(100, budget), 'probe');
-    let onExpired = (): void => {};
-    const now = Date.now();
-    // A poll already in flight is joined, but the probe never waits past its own deadline.
-    const expired = new Promise<'late'>((resolve) => {
-      onExpired = () => resolve('late');
-      deadline.signal.addEventListener('abort', onExpired, { once: true });
-    });
-    const stale = (s: (typeof runners)[number]['state']): boolean =>
-      s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
-    let waited: ('done' | 'late' | 'fresh')[];
-    try {
-      waited = await Promise.all(
-        runners.map((r) =>
-          stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const),
-        ),
-      );
-    } finally {
-      deadline.signal.removeEventListener('abort', onExpired);
-      deadline.dispose();
-    }
-    const success = !waited.includes('late') && runners.every((r) => r.state.success === true);
+    const success = await this.pollStale(runners, Math.max(100, budget));
     if (!success && store !== this.ctx.store) this.logFailures(rt, runners);
     const names = new Set(runners.map((r) => r.collector.name));
     const polled = storeSource(store, (k) => k.scope === 'target' && k.id === rt.cfg.name && (names.has(k.source) || k.source === 'http'));
@@ -190,6 +176,36 @@ export class Prober {
     const source = { series: (m: MetricDef) => own.get(m) ?? polled.series(m), has: (m: MetricDef) => own.has(m) || polled.has(m) };
     const body = await new FamilyRegistry(format, this.catalogue, source).render();
     return { status: 200, contentType: CONTENT_TYPES[format], body };
+  }
+
+  /**
+   * Polls the runners whose series are older than probe.max_age (or failed), within `budgetMs`; a
+   * poll already in flight is joined, but never waited for past the deadline. True when every
+   * runner's last poll succeeded in time.
+   */
+  private async pollStale(runners: Runners, budgetMs: number): Promise<boolean> {
+    // The deadline's timer and listener are released when the probe ends, not when the timer fires.
+    const deadline = linkedSignal([], budgetMs, 'probe');
+    let onExpired = (): void => {};
+    const now = Date.now();
+    const expired = new Promise<'late'>((resolve) => {
+      onExpired = () => resolve('late');
+      deadline.signal.addEventListener('abort', onExpired, { once: true });
+    });
+    const stale = (s: Runners[number]['state']): boolean =>
+      s.lastSuccessMs === undefined || now - s.lastSuccessMs > this.config.probe.max_age || s.success === false;
+    let waited: ('done' | 'late' | 'fresh')[];
+    try {
+      waited = await Promise.all(
+        runners.map((r) =>
+          stale(r.state) ? Promise.race([r.runOnce(deadline.signal).then(() => 'done' as const), expired]) : Promise.resolve('fresh' as const),
+        ),
+      );
+    } finally {
+      deadline.signal.removeEventListener('abort', onExpired);
+      deadline.dispose();
+    }
+    return !waited.includes('late') && runners.every((r) => r.state.success === true);
   }
 
   /** One line per distinct failure (collector and code) of URL targets per window, however many URLs fail. */

@@ -90,25 +90,7 @@ export function createApp(deps: ServerDeps): express.Express {
   app.set('strict routing', true);
 
   const telemetryPath = deps.telemetryPath ?? '/metrics';
-  // As promhttp's MaxRequestsInFlight: a request waits for nothing, it is computed or answered 503.
-  // A request counts until its answer is handed to the connection; the connection layer (listen)
-  // bounds what waits there for a slow reader.
-  const max = deps.maxRequests || Infinity;
-  let inFlight = 0;
-  const limited =
-    (route: (req: express.Request, res: express.Response) => Promise<void> | void) =>
-    async (req: express.Request, res: express.Response): Promise<void> => {
-      if (inFlight >= max) {
-        res.status(503).set('retry-after', '1').type('text/plain').send(`too many requests in flight (limit ${max})\n`);
-        return;
-      }
-      inFlight++;
-      try {
-        await route(req, res);
-      } finally {
-        inFlight--;
-      }
-    };
+  const limited = inFlightLimit(deps.maxRequests || Infinity);
   app.get(
     telemetryPath,
     limited(async (req, res) => {
@@ -116,48 +98,9 @@ export function createApp(deps: ServerDeps): express.Express {
       await sendMetrics(req, res, body.contentType, body.plain, () => Promise.resolve(body.gzip));
     }),
   );
-
   healthRoutes(app, deps);
-
-  app.get(
-    '/probe',
-    limited(async (req, res) => {
-      const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
-      const query = new URL(req.originalUrl, 'http://x').searchParams;
-      if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
-      const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatOf(req));
-      // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
-      if (out.status !== 200)
-        return void res
-          .status(out.status)
-          .set({ ...out.headers, 'content-type': out.contentType })
-          .send(out.body);
-      const plain = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
-      await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
-    }),
-  );
-
-  app.post(
-    '/-/reload',
-    limited(async (_req, res) => {
-      // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
-      if (!deps.lifecycle?.()) {
-        res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
-        return;
-      }
-      try {
-        const restart = (await deps.reload()) ?? [];
-        res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
-      } catch (err) {
-        // The old configuration stays in force.
-        res
-          .status(400)
-          .type('text/plain')
-          .send(`reload failed: ${(err as Error).message}\n`);
-      }
-    }),
-  );
-
+  app.get('/probe', limited(probeRoute(deps)));
+  app.post('/-/reload', limited(reloadRoute(deps)));
   // What every alert's runbook_url links to (prometheus/alerts.yml): the runbook of this version.
   app.get(
     '/runbook',
@@ -165,21 +108,92 @@ export function createApp(deps: ServerDeps): express.Express {
       res.type('html').send(runbookHtml(deps.about?.().build.version ?? VERSION));
     }),
   );
-
   app.get(
     '/',
     limited((_req, res) => {
-      const about = deps.about?.();
-      const b = about?.build;
-      const targets = about?.targets ?? [];
-      const row = (cells: string[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
-      const collectors = deps.status().map((r) => {
-        const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
-        return row([r.scope, r.collector, status, r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-']);
-      });
-      const first = targets[0];
-      const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
-      res.type('html').send(`<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
+      res.type('html').send(landingPage(deps, telemetryPath));
+    }),
+  );
+  app.use((_req: express.Request, res: express.Response) => {
+    res.status(404).type('text/plain').send('not found\n');
+  });
+  app.use(errorHandler(deps));
+  return app;
+}
+
+type Route = (req: express.Request, res: express.Response) => Promise<void> | void;
+
+/**
+ * As promhttp's MaxRequestsInFlight: a request waits for nothing, it is computed or answered 503.
+ * A request counts until its answer is handed to the connection; the connection layer (listen)
+ * bounds what waits there for a slow reader.
+ */
+function inFlightLimit(max: number): (route: Route) => (req: express.Request, res: express.Response) => Promise<void> {
+  let inFlight = 0;
+  return (route) => async (req, res) => {
+    if (inFlight >= max) {
+      res.status(503).set('retry-after', '1').type('text/plain').send(`too many requests in flight (limit ${max})\n`);
+      return;
+    }
+    inFlight++;
+    try {
+      await route(req, res);
+    } finally {
+      inFlight--;
+    }
+  };
+}
+
+function probeRoute(deps: ServerDeps): Route {
+  return async (req, res) => {
+    const raw = Number(req.get('x-prometheus-scrape-timeout-seconds'));
+    const query = new URL(req.originalUrl, 'http://x').searchParams;
+    if (!query.get('target')) return void res.status(400).type('text/plain').send('missing target: /probe?target=<configured target name or allowed URL>\n');
+    const out = await deps.probe(query, Number.isFinite(raw) && raw > 0 ? raw : undefined, formatOf(req));
+    // A refusal is one line of text; the series are negotiated as /metrics negotiates them.
+    if (out.status !== 200)
+      return void res
+        .status(out.status)
+        .set({ ...out.headers, 'content-type': out.contentType })
+        .send(out.body);
+    const plain = typeof out.body === 'string' ? Buffer.from(out.body, 'utf8') : out.body;
+    await sendMetrics(req, res, out.contentType, plain, () => gzip(plain));
+  };
+}
+
+function reloadRoute(deps: ServerDeps): Route {
+  return async (_req, res) => {
+    // As Prometheus: off unless enabled, so a cross-origin form post from any web page cannot reach it.
+    if (!deps.lifecycle?.()) {
+      res.status(403).type('text/plain').send('Lifecycle API is not enabled (--web.enable-lifecycle).\n');
+      return;
+    }
+    try {
+      const restart = (await deps.reload()) ?? [];
+      res.type('text/plain').send(restart.length === 0 ? 'reloaded\n' : `reloaded; needs a restart (running value kept): ${restart.join(', ')}\n`);
+    } catch (err) {
+      // The old configuration stays in force.
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`reload failed: ${(err as Error).message}\n`);
+    }
+  };
+}
+
+/** `/`: the version, the targets (URLs without credentials) and each collector's state. */
+function landingPage(deps: ServerDeps, telemetryPath: string): string {
+  const about = deps.about?.();
+  const b = about?.build;
+  const targets = about?.targets ?? [];
+  const row = (cells: string[]): string => `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+  const collectors = deps.status().map((r) => {
+    const status = r.runs === 0 ? 'pending' : r.success ? 'ok' : `failing (${r.lastErrorCode ?? 'error'})`;
+    return row([r.scope, r.collector, status, r.lastSuccessMs ? new Date(r.lastSuccessMs).toISOString() : '-']);
+  });
+  const first = targets[0];
+  const probe = first ? ` · <a href="${esc(`/probe?target=${encodeURIComponent(first.name)}`)}">Probe ${esc(first.name)}</a>` : '';
+  return `<!doctype html><html><head><meta charset="utf-8"><title>datanode-exporter</title></head><body>
 <h1>datanode-exporter</h1>
 ${b ? `<p>version ${esc(b.version)} (branch: ${esc(b.branch)}, revision: ${esc(b.revision)}), Node.js ${esc(b.nodejs_version)}</p>\n` : ''}<p><a href="${esc(telemetryPath)}">Metrics</a>${probe} · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · <a href="/runbook">Runbook</a></p>
 <h2>Targets</h2>
@@ -192,15 +206,15 @@ ${collectors.join('\n')}
 </table>
 <p>Documentation: README.md and docs/ in the package; docs/metrics.md describes every series.</p>
 </body></html>
-`);
-    }),
-  );
-  app.use((_req: express.Request, res: express.Response) => {
-    res.status(404).type('text/plain').send('not found\n');
-  });
-  // The production error handler: a one-line text answer, the error as one JSON log line; express's
-  // default handler would answer with an HTML page holding the stack trace and install paths.
-  app.use((err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+`;
+}
+
+/**
+ * The production error handler: a one-line text answer, the error as one JSON log line; express's
+ * default handler would answer with an HTML page holding the stack trace and install paths.
+ */
+function errorHandler(deps: ServerDeps): express.ErrorRequestHandler {
+  return (err: unknown, req: express.Request, res: express.Response, _next: express.NextFunction) => {
     const status = httpStatusOf(err);
     if (status >= 500) deps.log?.error({ code: 'HTTP_HANDLER', path: req.path, err: err instanceof Error ? err.message : String(err) }, 'request failed');
     if (res.headersSent) return void res.end();
@@ -208,8 +222,7 @@ ${collectors.join('\n')}
       .status(status)
       .type('text/plain')
       .send(status >= 500 ? 'internal error\n' : 'bad request\n');
-  });
-  return app;
+  };
 }
 
 /** The liveness and readiness routes, on the main app and on the health listener's. */
