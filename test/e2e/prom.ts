@@ -1,5 +1,7 @@
 /** What the end-to-end tests share: free loopback ports, a process started or not, readiness, rules made fast. */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
@@ -31,6 +33,33 @@ export async function ready(url: string, what: string, log: () => string, proc: 
     if (i > 300) throw new Error(`${what} did not become ready:\n${log()}`);
     await sleep(100);
   }
+}
+
+/** Debian's Prometheus on a free loopback port, its data and `prometheus.yml` (the given text) in `dir`, ready. */
+export async function startPrometheus(dir: string, config: string): Promise<{ url: string; proc: ChildProcess }> {
+  const promPort = await freePort();
+  writeFileSync(join(dir, 'prometheus.yml'), config);
+  const proc = spawn(
+    'prometheus',
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  await started(proc, 'the prometheus binary is required (apt-get install prometheus)');
+  const url = `http://127.0.0.1:${promPort}`;
+  try {
+    await ready(url, 'prometheus', () => log, proc);
+  } catch (err) {
+    proc.kill('SIGKILL');
+    throw err;
+  }
+  return { url, proc };
 }
 
 /** `for` divided by 60 (minutes become seconds), so the shipped order in which alerts fire holds. */

@@ -18,7 +18,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ODD } from '@datanode-exporter/simulator/network';
 import { startSimulator, type Simulator, type SimulatorOptions } from '@datanode-exporter/simulator/server';
 import { DASHBOARDS, concreteQueries } from '../../scripts/dashboards.js';
-import { fastRules, freePort, query as queryOf, ready, sleep, started, until, type Sample } from './prom.js';
+import { fastRules, freePort, query as queryOf, ready, sleep, started, startPrometheus, until, type Sample } from './prom.js';
 
 const procs: ChildProcess[] = [];
 const sims: Simulator[] = [];
@@ -204,9 +204,8 @@ beforeAll(async () => {
   await ready(am, 'alertmanager', () => amErr, a);
   writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
 
-  const promPort = await freePort();
-  writeFileSync(
-    join(dir, 'prometheus.yml'),
+  const promStarted = await startPrometheus(
+    dir,
     `global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -222,22 +221,8 @@ scrape_configs:
       - targets: ["${exporterInstance}", "${secondInstance}"]
 `,
   );
-  const p = spawn(
-    'prometheus',
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let promErr = '';
-  p.stderr.on('data', (d: Buffer) => (promErr += d.toString()));
-  await started(p, 'the prometheus binary is required (apt-get install prometheus)');
-  procs.push(p);
-  prom = `http://127.0.0.1:${promPort}`;
-  await ready(prom, 'prometheus', () => promErr, p);
+  procs.push(promStarted.proc);
+  prom = promStarted.url;
   const promReady = Date.now();
   // Stage an exporter down, during the warm-up, once an alert it reports has reached Alertmanager
   // (its series then go stale and that alert resolves; DatanodeExporterDown pages once).

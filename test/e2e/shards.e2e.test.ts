@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFleet, type SimFleet } from '@datanode-exporter/simulator/fleet';
 import { Scrape } from '../helpers/expo.js';
-import { fastRules, freePort, query, ready, started, until } from './prom.js';
+import { fastRules, freePort, query, startPrometheus, until } from './prom.js';
 
 const NODES = 6;
 const procs: ChildProcess[] = [];
@@ -48,9 +48,8 @@ beforeAll(async () => {
     shards.push({ url: `http://127.0.0.1:${port}`, instance: `127.0.0.1:${port}` });
   }
   writeFileSync(join(dir, 'alerts.yml'), fastRules(readFileSync('prometheus/alerts.yml', 'utf8')));
-  const promPort = await freePort();
-  writeFileSync(
-    join(dir, 'prometheus.yml'),
+  const promStarted = await startPrometheus(
+    dir,
     `global:
   scrape_interval: 1s
   evaluation_interval: 1s
@@ -62,22 +61,8 @@ scrape_configs:
       - targets: [${shards.map((s) => `"${s.instance}"`).join(', ')}]
 `,
   );
-  const p = spawn(
-    'prometheus',
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let promErr = '';
-  p.stderr.on('data', (d: Buffer) => (promErr += d.toString()));
-  await started(p, 'the prometheus binary is required (apt-get install prometheus)');
-  procs.push(p);
-  prom = `http://127.0.0.1:${promPort}`;
-  await ready(prom, 'prometheus', () => promErr, p);
+  procs.push(promStarted.proc);
+  prom = promStarted.url;
   // Every node answering, seen through both shards together.
   await until(
     'six healthy nodes of network main',
