@@ -118,7 +118,7 @@ const EXPECTED_SERIES = [
 /** Which exporters report a node at minute t: their instance labels. */
 type Layout = { name: string; instances: (node: number, t: number) => string[] };
 export const LAYOUTS: Layout[] = [
-  { name: 'one exporter', instances: () => ['exporter:19308'] },
+  { name: 'one exporter', instances: () => ['exporter-a:80'] },
   { name: 'three shards', instances: (i) => [`shard-${i % 3}:19308`] },
   {
     name: 'two replicas, one of them missing for five minutes',

@@ -9,7 +9,7 @@
 import { stringify } from 'yaml';
 import { values } from './fleet-tests.js';
 
-const S = 'job="datanode-exporter",instance="exporter:19308"';
+const S = 'job="datanode-exporter",instance="exporter-a:80"';
 const T = `${S},target="dn1"`;
 const N = `${S},network="main"`;
 const M = `${N},market_id="m1"`;
