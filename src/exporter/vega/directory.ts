@@ -6,18 +6,7 @@
 import { id, obj, pathSegment, u64, i64 } from './convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { Fetcher } from '../engine/types.js';
-import type { ListRowBound } from '../http/bounds.js';
-
-const KIB = 1024;
-
-/**
- * One market of a `markets` answer (http/bounds.ts): about one and a half times the largest of the
- * contract fixtures. It carries names, tags and an Ethereum oracle's ABI as text, so its longest
- * string is 8 KiB; a page of every product and data source kind uses about 160 keys. 500 a page: a
- * large row, and a page blocks the exporter while it is parsed. Read here (one market by id) and by
- * the markets and consistency collectors.
- */
-export const MARKET_ROW: ListRowBound = { bytes: 16 * KIB, tokens: 600, containers: 80, string: 8 * KIB, keys: 512, page: 500 };
+import { MARKET_ROW } from './list-rows.js';
 
 /** The lists the directory reads itself (vega/endpoints.ts). */
 export const DIRECTORY_ENDPOINTS = { markets: MARKET_ROW } as const;

@@ -6,7 +6,7 @@
  *
  * A row's bound is about one and a half times the largest row of the contract fixtures. Strings: ids
  * are 64 hex characters, a signature 88 base64 ones, amounts at most 78 digits (uint256), so 1 KiB
- * (a market's 8 KiB: directory.ts). Keys: fewer than 80 in any row but a market's.
+ * (a market's 8 KiB: list-rows.ts). Keys: fewer than 80 in any row but a market's.
  */
 import type { ListEndpoints } from '../engine/define.js';
 import type { ListRowBound } from '../http/bounds.js';

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { headerU64, obj, str, arr } from '../convert.js';
 import { KeptBytes, walkConnection, type ConnectionWalk } from '../paginate.js';
-import { MARKET_ROW } from '../directory.js';
-import { ROTATION_ROW } from './key-rotations.js';
+import { MARKET_ROW, ROTATION_ROW } from '../list-rows.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { defineCollector } from '../../engine/define.js';
 import type { Collector } from '../../engine/types.js';

@@ -8,16 +8,13 @@ import { simpleCollectorConfig } from '../../engine/fields.js';
 import { id, obj, str, u64 } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
-import { KIB, MAX_LIST_ROWS, type ListRowBound } from '../../http/bounds.js';
+import { ROTATION_ROW } from '../list-rows.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
 const N = ['network'] as const;
-/** One key rotation of a `rotations` page (vega/endpoints.ts); the consistency collector reads the list too. */
-export const ROTATION_ROW: ListRowBound = { bytes: KIB, tokens: 30, containers: 4, string: KIB, keys: 128, page: MAX_LIST_ROWS };
-
 const metric = metricsOf('key_rotations');
 
 /** The families this collector writes, in exposition order. */
