@@ -6,6 +6,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = 'src/exporter';
@@ -33,6 +34,30 @@ function importsOf(text: string): { spec: string; typeOnly: boolean }[] {
   }));
 }
 
+/**
+ * The domain's words: the node, its API's resources. The exporter's own name (`datanode_exporter_`
+ * series, its User-Agent) is not the domain and is left out.
+ */
+const VEGA = /^(vega|datanode|markets?|party|parties|positions?|rotations?|signatures?|networkhistory|validators?|assets?)$/i;
+const OWN_NAME = /datanode[-_]exporter/gi;
+/** The words of a name or a text: camelCase humps, and runs of letters between anything else. */
+const words = (s: string): string[] => s.replace(OWN_NAME, ' ').split(/[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/);
+
+/** The identifiers and string literals of a source text that name the domain (comments are not read). */
+const isLiteral = (n: ts.Node): n is ts.LiteralLikeNode =>
+  ts.isStringLiteralLike(n) || ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n) || ts.isRegularExpressionLiteral(n);
+
+function vegaNames(text: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const name = ts.isIdentifier(node) || ts.isPrivateIdentifier(node) ? node.text : isLiteral(node) ? node.text : undefined;
+    if (name !== undefined && words(name).some((w) => VEGA.test(w))) found.push(name);
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('f.ts', text, ts.ScriptTarget.Latest));
+  return found;
+}
+
 const files = (readdirSync(ROOT, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(ROOT, f));
 
 describe('layers', () => {
@@ -52,6 +77,10 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
+  it.each(files.filter((f) => STRICT.includes(layerOf(f))))('%s names nothing of Vega', (file) => {
+    expect(vegaNames(readFileSync(file, 'utf8'))).toEqual([]);
+  });
+
   it('the check sees an upward import', () => {
     expect(rank('src/exporter/web/server.js')).toBeGreaterThan(rank('src/exporter/http/client.ts'));
     expect(rank('src/exporter/errors.js')).toBe(0);
@@ -65,5 +94,17 @@ describe('layers', () => {
     expect(namesAbove('src/exporter/vega/paginate.ts', 'src/exporter/engine/types.ts')).toBe(false);
     expect(namesAbove('src/exporter/engine/settings.ts', 'src/exporter/config/schema.ts')).toBe(true);
     expect(namesAbove('src/exporter/fleet/fleet.ts', 'src/exporter/vega/directory.ts')).toBe(false);
+  });
+
+  it("the check sees Vega names in code, not in comments nor in the exporter's own name", () => {
+    const code = [
+      '/** The markets of a Vega node. */',
+      'const UA = `datanode-exporter/${v}`; // parties',
+      "const a = { markets_data: 1 }; const b = 'positions';",
+      'class DatanodeClient {}',
+      'const c = `/x/${id}/rotations`; const d = /asset/; const marketId = 1;',
+      "metric('datanode_exporter_up'); class Exposition {}",
+    ].join('\n');
+    expect(vegaNames(code)).toEqual(['markets_data', 'positions', 'DatanodeClient', '/rotations', '/asset/', 'marketId']);
   });
 });

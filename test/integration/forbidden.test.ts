@@ -4,7 +4,8 @@
  * `Retry-After` is read the same way). Against a hostile node of the test's own.
  */
 import { describe, expect, it } from 'vitest';
-import { DatanodeClient } from '../../src/exporter/http/client.js';
+import { HttpClient } from '../../src/exporter/http/client.js';
+import { ENDPOINT_ROWS } from '../../src/exporter/vega/endpoints.js';
 import { PacerRegistry } from '../../src/exporter/http/pace.js';
 import { scrape } from '../helpers/expo.js';
 import { hostileNode, json, type HostileNode } from '../helpers/hostile.js';
@@ -22,8 +23,8 @@ async function node(infoHeaders: Record<string, string> | undefined): Promise<Ho
   return n;
 }
 
-function client(url: string, pacers?: PacerRegistry): DatanodeClient {
-  const c = new DatanodeClient({
+function client(url: string, pacers?: PacerRegistry): HttpClient {
+  const c = new HttpClient({
     ...(pacers ? { pacers } : {}),
     url,
     headers: {},
@@ -32,6 +33,7 @@ function client(url: string, pacers?: PacerRegistry): DatanodeClient {
     bodyTimeoutMs: 2000,
     requestTimeoutMs: 3000,
     maxResponseBytes: 1 << 20,
+    lists: ENDPOINT_ROWS,
     requestsPerSecond: 100,
     burst: 100,
     retries: 0,

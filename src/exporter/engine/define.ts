@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { MetricDef } from './metric.js';
 import type { Collector, CollectorIdentity } from './types.js';
+import type { ListRowBound } from '../http/bounds.js';
 
 /** The settings every collector has (`collectors.<name>` in the configuration). */
 export interface CollectorSettings {
@@ -32,6 +33,12 @@ export interface SettingsIssue {
   message: string;
 }
 
+/**
+ * The lists a collector reads, by endpoint label: what one row of each can hold. The client refuses
+ * a list's page beyond it; an endpoint no collector declares is answered with one message.
+ */
+export type ListEndpoints = Readonly<Record<string, ListRowBound>>;
+
 /** A collector's families by the key its module names them with. */
 export type Families = Readonly<Record<string, MetricDef>>;
 
@@ -48,6 +55,8 @@ export interface CollectorModule<
   readonly config: S;
   /** The families it writes, declared in its own module, in exposition order. */
   readonly families: F;
+  /** The lists it reads (`get` under these endpoint labels), each with its row's bound. */
+  readonly endpoints?: ListEndpoints;
   /** Its weight in sharing its scope's series limit with the other enabled collectors; default 1. */
   readonly seriesWeight?: number;
   /** Whether it runs; default: its `enabled` setting. */

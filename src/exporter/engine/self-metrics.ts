@@ -62,7 +62,7 @@ export const SELF = {
   netRowsSkipped: metric('datanode_exporter_network_collector_rows_skipped_total', [...N, 'collector', 'reason'], 'rows')
     .source('the exporter')
     .help(
-      'Rows of network-scoped answers (markets, positions, orders, parties, rotations, signatures) left out because a field was malformed (reason bad_field) or an id did not fit its published format (reason bad_id); the other rows are still exported. Each bad field is logged once per collector.',
+      'Rows of network-scoped answers left out because a field was malformed (reason bad_field) or an id did not fit its published format (reason bad_id); the other rows are still exported. Each bad field is logged once per collector.',
     ),
   probeSuccess: metric('datanode_exporter_probe_success', T, '').source('the exporter (/probe)').help('Whether every collector the probe ran succeeded.'),
   probeDuration: metric('datanode_exporter_probe_duration_seconds', T, 'seconds').source('the exporter (/probe)').help('How long the probe took.'),

@@ -4,7 +4,7 @@
  * service-level objectives on it are recording rules (prometheus/slos.yml, docs/metrics.md).
  */
 import { Histogram } from 'prom-client';
-import { isList } from '../http/bounds.js';
+import { isList } from '../vega/endpoints.js';
 
 export const API_SLI_NAME = 'datanode_exporter_upstream_request_duration_seconds';
 /** Few buckets: each costs a series per target, class and outcome; an SLO's latency threshold must be one. */

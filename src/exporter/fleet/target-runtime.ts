@@ -4,15 +4,16 @@ import { SELF } from '../engine/self-metrics.js';
 import { capLabel, type Sample } from '../engine/labels.js';
 import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
-import { DatanodeClient } from '../http/client.js';
+import { HttpClient } from '../http/client.js';
 import type { FactKey } from '../engine/facts.js';
+import { ENDPOINT_ROWS } from '../vega/endpoints.js';
 import { CHAIN_ID, DATANODE_HEIGHT, FINGERPRINT, FINGERPRINT_HEIGHT, HEIGHT, SEGMENT_HEIGHT } from '../vega/facts.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
 import { forgetTarget, observeResponse } from './api-sli.js';
 import { networkOf, targetSamples, type NodeFacts, type TargetView } from './signals.js';
 
 export class TargetRuntime {
-  readonly client: DatanodeClient;
+  readonly client: HttpClient;
   readonly runners: CollectorRunner[];
   private readonly counts = new Map<string, Map<string, number>>();
   private readonly httpKey: StoreKey;
@@ -33,7 +34,7 @@ export class TargetRuntime {
     const h = ctx.config.http;
     this.httpKey = { scope: 'target', id: cfg.name, source: 'http' };
     this.fleetKey = { scope: 'target', id: cfg.name, source: 'fleet' };
-    this.client = new DatanodeClient({
+    this.client = new HttpClient({
       url: cfg.url,
       headers: cfg.headers,
       connectTimeoutMs: h.connect_timeout,
@@ -41,6 +42,7 @@ export class TargetRuntime {
       bodyTimeoutMs: h.body_timeout,
       requestTimeoutMs: h.request_timeout,
       maxResponseBytes: h.max_response_bytes,
+      lists: ENDPOINT_ROWS,
       requestsPerSecond: h.requests_per_second,
       burst: h.burst,
       retries: h.retries,

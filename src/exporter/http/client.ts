@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
-import { bodyBound, checkShape, isList, type BodyBound } from './bounds.js';
+import { bodyBound, checkShape, type BodyBound, type ListRowBound } from './bounds.js';
 import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
@@ -25,6 +25,8 @@ export interface ClientOptions {
   requestTimeoutMs: number;
   /** The configured cap; an endpoint's own bound (bounds.ts) is often lower. */
   maxResponseBytes: number;
+  /** The endpoints that answer with a list, each with its row's bound; any other answers with one message. */
+  lists: ReadonlyMap<string, ListRowBound>;
   requestsPerSecond: number;
   burst: number;
   retries: number;
@@ -63,7 +65,7 @@ export function statusLabel(status: number): string {
   return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
 }
 
-export class DatanodeClient {
+export class HttpClient {
   private readonly pool: Pool;
   private readonly base: URL;
   /** Shared with every client of the same host and port (hostPacer). */
@@ -129,7 +131,7 @@ export class DatanodeClient {
   async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal, rows?: number): Promise<Response> {
     const fullPath = this.pathFor(path, query);
     const first = query.find(([k]) => k === 'pagination.first');
-    const bound = bodyBound(endpoint, first ? Number(first[1]) : rows, this.opts.maxResponseBytes);
+    const bound = bodyBound(this.opts.lists.get(endpoint), first ? Number(first[1]) : rows, this.opts.maxResponseBytes);
     let attempt = 0;
     for (;;) {
       const wait = Math.max(this.pacer.blockedUntil, this.pacer.endpointBlockedUntil.get(endpoint) ?? 0) - Date.now();
@@ -184,7 +186,7 @@ export class DatanodeClient {
       res = await this.pool.request({
         path,
         method: 'GET',
-        headers: isList(endpoint) ? this.headers.list : this.headers.single,
+        headers: this.opts.lists.has(endpoint) ? this.headers.list : this.headers.single,
         signal,
       });
     } catch (err) {

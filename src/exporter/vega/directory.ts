@@ -6,6 +6,10 @@
 import { id, obj, pathSegment, u64, i64 } from './convert.js';
 import { FieldError, UpstreamHttpError } from '../errors.js';
 import type { Fetcher } from '../engine/types.js';
+import { MARKET_ROW } from './list-rows.js';
+
+/** The lists the directory reads itself (vega/endpoints.ts). */
+export const DIRECTORY_ENDPOINTS = { markets: MARKET_ROW } as const;
 
 /** Markets the directory does not know are looked up one by one: at most this many a poll. */
 export const LOOKUPS_PER_POLL = 10;

@@ -3,8 +3,8 @@
  * twice), and an honest report of whether the walk was truncated.
  */
 import { arr, obj, str } from './convert.js';
-import { FieldError } from '../errors.js';
-import { pageRows } from '../http/bounds.js';
+import { ExporterError, FieldError } from '../errors.js';
+import { pageRows, type ListRowBound } from '../http/bounds.js';
 import type { Truncation } from '../engine/types.js';
 
 export interface PageInfo {
@@ -71,12 +71,12 @@ export interface ConnectionWalk {
  */
 export async function walkConnection(
   w: ConnectionWalk,
-  req: { path: string; key: string; endpoint: string; query?: readonly [string, string][]; startAfter?: string },
+  req: { path: string; key: string; endpoint: string; row: ListRowBound; query?: readonly [string, string][]; startAfter?: string },
   onNodes: (nodes: unknown[], path: (i: number) => string) => PageResult,
 ): Promise<WalkResult> {
   const { key } = req;
-  // Never more rows a page than the endpoint's bound is sized for (bounds.ts).
-  const first = String(pageRows(req.endpoint, w.pageSize));
+  // Never more rows a page than the endpoint's bound is sized for (http/bounds.ts).
+  const first = String(pageRows(req.row, w.pageSize));
   let nodes: unknown[] = [];
   return walkPages(
     async (after) => {
@@ -99,4 +99,51 @@ export async function walkConnection(
     },
     { maxPages: w.maxPages, ...(req.startAfter !== undefined ? { startAfter: req.startAfter } : {}) },
   );
+}
+
+/**
+ * What one walk may keep across its pages (ids and strings held until it ends: the keys of rows
+ * seen, the rows' label values), in UTF-16 code units of the strings held. Every page is bounded on
+ * its own; without this a walk of max_pages pages could hold them all.
+ */
+export const WALK_KEPT_BYTES = 8 * 1024 * 1024;
+
+/** A walk's budget for what it keeps; beyond it the walk fails (UPSTREAM_LIST_TOO_LARGE). */
+export class KeptBytes {
+  total = 0;
+
+  constructor(
+    private readonly endpoint: string,
+    readonly limit = WALK_KEPT_BYTES,
+  ) {}
+
+  /** Count strings held until the walk ends; past the budget the collector fails with one log line. */
+  keep(...strings: string[]): void {
+    for (const s of strings) this.total += s.length;
+    this.check();
+  }
+
+  /** Count a parsed row held until the walk ends: its strings' lengths (its keys are shared with every other row). */
+  keepRow(row: unknown): void {
+    this.total += stringLength(row);
+    this.check();
+  }
+
+  private check(): void {
+    if (this.total > this.limit) {
+      throw new ExporterError(
+        'UPSTREAM_LIST_TOO_LARGE',
+        `${this.endpoint}: the list's rows hold more than ${this.limit} bytes of ids and strings, beyond what a walk keeps`,
+      );
+    }
+  }
+}
+
+/** The lengths of the strings in a parsed JSON value (its nesting is bounded by the transport's scan). */
+function stringLength(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) n += stringLength(x);
+  return n;
 }

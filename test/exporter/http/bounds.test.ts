@@ -10,8 +10,10 @@ import { LOOKUPS_PER_POLL } from '../../../src/exporter/vega/directory.js';
 import type { CollectContext } from '../../../src/exporter/engine/types.js';
 import { RowSkips } from '../../../src/exporter/engine/rows.js';
 import { readFileSync } from 'node:fs';
-import { bodyBound, checkShape, KeptBytes, MAX_DEPTH, pageRows, WALK_KEPT_BYTES } from '../../../src/exporter/http/bounds.js';
-import { DatanodeClient } from '../../../src/exporter/http/client.js';
+import { bodyBound, checkShape, MAX_DEPTH, pageRows, type ListRowBound } from '../../../src/exporter/http/bounds.js';
+import { HttpClient } from '../../../src/exporter/http/client.js';
+import { KeptBytes, WALK_KEPT_BYTES } from '../../../src/exporter/vega/paginate.js';
+import { ENDPOINT_DECLARATIONS, ENDPOINT_ROWS, isList } from '../../../src/exporter/vega/endpoints.js';
 import { Directory, MAX_MARKETS } from '../../../src/exporter/vega/directory.js';
 import { hex64, hostileNode, json, market, type HostileNode } from '../../helpers/hostile.js';
 
@@ -20,9 +22,9 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!().catch(() => {});
 });
 
-async function node(routes: Parameters<typeof hostileNode>[0]): Promise<{ node: HostileNode; client: DatanodeClient }> {
+async function node(routes: Parameters<typeof hostileNode>[0]): Promise<{ node: HostileNode; client: HttpClient }> {
   const n = await hostileNode(routes);
-  const client = new DatanodeClient({
+  const client = new HttpClient({
     url: n.url,
     headers: {},
     connectTimeoutMs: 2000,
@@ -33,18 +35,21 @@ async function node(routes: Parameters<typeof hostileNode>[0]): Promise<{ node: 
     requestsPerSecond: 1000,
     burst: 1000,
     retries: 0,
+    lists: ENDPOINT_ROWS,
   });
   cleanup.push(n.close, () => client.close());
   return { node: n, client };
 }
 
-const ctx = (client: DatanodeClient, pageSize = 5000, maxPages = 100): CollectContext => ({
+const ctx = (client: HttpClient, pageSize = 5000, maxPages = 100): CollectContext => ({
   target: 'net',
   client,
   signal: AbortSignal.timeout(60_000),
   pageSize,
   maxPages,
 });
+/** The row bound an endpoint's collectors declare; undefined: one message. */
+const row = (endpoint: string): ListRowBound | undefined => ENDPOINT_ROWS.get(endpoint);
 const failure = (p: Promise<unknown>): Promise<{ code?: string; message?: string; name?: string }> =>
   p.then(
     () => ({}),
@@ -97,19 +102,26 @@ describe('a structural scan before JSON.parse', () => {
 });
 
 describe('what each endpoint is asked for and may send', () => {
+  it('the lists are those the collectors and the directory read, each with one bound however many read it', () => {
+    expect([...ENDPOINT_ROWS.keys()].sort()).toEqual(['markets', 'markets_data', 'networkhistory_segments', 'parties', 'positions', 'rotations', 'signatures']);
+    for (const d of ENDPOINT_DECLARATIONS) for (const [name, r] of Object.entries(d)) expect(r, name).toBe(ENDPOINT_ROWS.get(name));
+    expect(isList('statistics')).toBe(false);
+    expect(isList('markets')).toBe(true);
+  });
+
   it('pages never above the size the bound is sized for; strings and keys per endpoint', () => {
-    expect(pageRows('markets', 5000)).toBe(500);
-    expect(pageRows('markets', 100)).toBe(100);
-    expect(pageRows('rotations', 5000)).toBe(5000);
-    expect(pageRows('positions', 5000)).toBe(1000);
+    expect(pageRows(row('markets')!, 5000)).toBe(500);
+    expect(pageRows(row('markets')!, 100)).toBe(100);
+    expect(pageRows(row('rotations')!, 5000)).toBe(5000);
+    expect(pageRows(row('positions')!, 5000)).toBe(1000);
     // v0.79: ids are 64 hex characters, a signature 88 base64; a market carries an ABI as text.
-    expect(bodyBound('rotations', 5000, 32 << 20)).toMatchObject({ string: 1024, keys: 128 });
-    expect(bodyBound('signatures', 5000, 32 << 20)).toMatchObject({ string: 1024 });
-    expect(bodyBound('positions', 5000, 32 << 20)).toMatchObject({ string: 1024 });
-    expect(bodyBound('markets', 500, 32 << 20)).toMatchObject({ string: 8192, keys: 512, containers: 500 * 80 + 2000 });
-    expect(bodyBound('statistics', undefined, 32 << 20)).toMatchObject({ string: 4096, keys: 256 });
+    expect(bodyBound(row('rotations'), 5000, 32 << 20)).toMatchObject({ string: 1024, keys: 128 });
+    expect(bodyBound(row('signatures'), 5000, 32 << 20)).toMatchObject({ string: 1024 });
+    expect(bodyBound(row('positions'), 5000, 32 << 20)).toMatchObject({ string: 1024 });
+    expect(bodyBound(row('markets'), 500, 32 << 20)).toMatchObject({ string: 8192, keys: 512, containers: 500 * 80 + 2000 });
+    expect(bodyBound(row('statistics'), undefined, 32 << 20)).toMatchObject({ string: 4096, keys: 256 });
     // One market by id: a one-row bound, not an unpaginated list's.
-    expect(bodyBound('markets', 1, 32 << 20).bytes).toBe(16 * 1024 + 256 * 1024);
+    expect(bodyBound(row('markets'), 1, 32 << 20).bytes).toBe(16 * 1024 + 256 * 1024);
   });
 
   it('the contract fixtures fit their endpoint: every string and key count within the bound', () => {
@@ -132,7 +144,7 @@ describe('what each endpoint is asked for and may send', () => {
     ] as const;
     for (const [file, endpoint] of fixtures) {
       const body = readFileSync(`test/contract/fixtures/${file}`);
-      expect(() => checkShape(body, bodyBound(endpoint, undefined, 32 << 20), endpoint), file).not.toThrow();
+      expect(() => checkShape(body, bodyBound(row(endpoint), undefined, 32 << 20), endpoint), file).not.toThrow();
     }
   });
 

@@ -6,7 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key-rotations.js';
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
-import { DatanodeClient, type ClientOptions } from '../../../src/exporter/http/client.js';
+import { HttpClient, type ClientOptions } from '../../../src/exporter/http/client.js';
+import { ENDPOINT_ROWS } from '../../../src/exporter/vega/endpoints.js';
 import { walkPages } from '../../../src/exporter/vega/paginate.js';
 import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { ManualClock } from '../../helpers/sim.js';
@@ -21,6 +22,7 @@ const opts = (over: Partial<ClientOptions> = {}): ClientOptions => ({
   bodyTimeoutMs: 2000,
   requestTimeoutMs: 3000,
   maxResponseBytes: 1024 * 1024,
+  lists: ENDPOINT_ROWS,
   requestsPerSecond: 100,
   burst: 100,
   retries: 2,
@@ -40,7 +42,7 @@ beforeEach(() => {
 
 describe('client', () => {
   it('decodes the node error body into a typed error', async () => {
-    const c = new DatanodeClient(opts({ retries: 0 }));
+    const c = new HttpClient(opts({ retries: 0 }));
     sim.patchFaults({ networkHistoryDisabled: true });
     const err = await c.get('/api/v2/networkhistory', [], 'networkhistory', signal()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamHttpError);
@@ -50,7 +52,7 @@ describe('client', () => {
   });
 
   it('retries 5xx a bounded number of times, then gives up', async () => {
-    const c = new DatanodeClient(opts({ retries: 2 }));
+    const c = new HttpClient(opts({ retries: 2 }));
     sim.patchFaults({ endpoints: { statistics: { error: 503 } } });
     await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ status: 503, grpcCode: 14 });
     expect(statuses).toEqual(['503', '503', '503']);
@@ -58,7 +60,7 @@ describe('client', () => {
   });
 
   it('a 403 ban with RateLimit-Retry-After stops further requests until it ends', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     sim.patchFaults({ endpoints: { statistics: { error: 403 } } });
     await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({
       status: 403,
@@ -73,12 +75,12 @@ describe('client', () => {
   });
 
   it('cuts an oversized body at the cap, plain or gzip', async () => {
-    const c = new DatanodeClient(opts({ maxResponseBytes: 64 * 1024 }));
+    const c = new HttpClient(opts({ maxResponseBytes: 64 * 1024 }));
     sim.patchFaults({ endpoints: { statistics: { oversizedBody: 5_000_000 } } });
     await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
     sim.clearFaults();
     // The markets list is gzip-compressed by the node; the cap applies to the decompressed size too.
-    const small = new DatanodeClient(opts({ maxResponseBytes: 4 * 1024 }));
+    const small = new HttpClient(opts({ maxResponseBytes: 4 * 1024 }));
     await expect(small.get('/api/v2/markets', [], 'markets', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
     const ok = await c.get('/api/v2/markets', [], 'markets', signal());
     expect((ok.json as { markets: { edges: unknown[] } }).markets.edges.length).toBe(10);
@@ -87,7 +89,7 @@ describe('client', () => {
   });
 
   it('a trickling body is cut at the deadline', async () => {
-    const c = new DatanodeClient(opts({ bodyTimeoutMs: 300, retries: 0 }));
+    const c = new HttpClient(opts({ bodyTimeoutMs: 300, retries: 0 }));
     sim.patchFaults({ endpoints: { statistics: { slowBody: { chunkBytes: 1, intervalMs: 1000 } } } });
     // At a byte a second the body would take half an hour, and no other deadline is set: a timeout
     // at all is the body deadline's cut.
@@ -96,7 +98,7 @@ describe('client', () => {
   });
 
   it('percent-encodes cursors (they contain + / =)', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     const first = (await c.get('/api/v2/parties', [['pagination.first', '3']], 'parties', signal())).json as any;
     const cursor: string = first.parties.pageInfo.endCursor;
     expect(cursor).toMatch(/[+/=]/);
@@ -118,10 +120,10 @@ describe('client', () => {
 });
 
 describe('walks', () => {
-  const ctx = (client: DatanodeClient, maxPages = 100) => ({ target: 't', client, signal: signal(), pageSize: 100, maxPages });
+  const ctx = (client: HttpClient, maxPages = 100) => ({ target: 't', client, signal: signal(), pageSize: 100, maxPages });
 
   it('a cursor loop stops the walk and is reported as truncation', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     sim.patchFaults({ endpoints: { rotations: { pagination: { cursorLoop: true } } } });
     const r = await new KeyRotationsCollector().collect(ctx(c));
     expect(r.truncated).toBe('cursor_loop');
@@ -130,7 +132,7 @@ describe('walks', () => {
   });
 
   it('a page cap stops the walk, reports it, and the next poll carries on from there', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     const col = new KeyRotationsCollector();
     const r1 = await col.collect(ctx(c, 5));
     expect(r1).toMatchObject({ truncated: 'page_cap', pages: 5 });
@@ -142,7 +144,7 @@ describe('walks', () => {
   });
 
   it('duplicate rows across pages are counted once', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     sim.patchFaults({ endpoints: { rotations: { pagination: { duplicateRows: true } } } });
     const r = await new KeyRotationsCollector().collect(ctx(c));
     expect(r.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(1234);
@@ -151,7 +153,7 @@ describe('walks', () => {
   });
 
   it('hasNextPage stuck true ends on the empty page that follows', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     sim.patchFaults({ endpoints: { rotations: { pagination: { stuckHasNext: true } } } });
     const r = await new KeyRotationsCollector().collect(ctx(c));
     expect(r.samples.filter((s) => s.metric.name === 'vega_key_rotations_total').reduce((a, s) => a + s.value, 0)).toBe(1234);
@@ -175,7 +177,7 @@ describe('walks', () => {
   });
 
   it('aborting the signal aborts the request with a timeout error', async () => {
-    const c = new DatanodeClient(opts());
+    const c = new HttpClient(opts());
     sim.patchFaults({ endpoints: { statistics: { latencyMs: 2000 } } });
     const err = await c.get('/statistics', [], 'statistics', AbortSignal.timeout(200)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExporterError);
@@ -194,10 +196,10 @@ describe('identity', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const plain = new DatanodeClient(opts({ url }));
+      const plain = new HttpClient(opts({ url }));
       await plain.get('/statistics', [], 'statistics', signal());
       await plain.close();
-      const custom = new DatanodeClient(opts({ url, headers: { 'User-Agent': 'my-gateway-key' } }));
+      const custom = new HttpClient(opts({ url, headers: { 'User-Agent': 'my-gateway-key' } }));
       await custom.get('/statistics', [], 'statistics', signal());
       await custom.close();
     } finally {
@@ -218,7 +220,7 @@ describe('encoding asked for', () => {
       else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const c = new DatanodeClient(opts({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    const c = new HttpClient(opts({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
     try {
       for (const [path, endpoint] of [
         ['/statistics', 'statistics'],
@@ -257,7 +259,7 @@ describe('gzip bodies', () => {
   }
   const CAP = 64 * 1024;
   const get = async (url: string): Promise<unknown> => {
-    const c = new DatanodeClient(opts({ url, maxResponseBytes: CAP, retries: 0 }));
+    const c = new HttpClient(opts({ url, maxResponseBytes: CAP, retries: 0 }));
     try {
       return (await c.get('/statistics', [], 'statistics', signal())).json;
     } finally {

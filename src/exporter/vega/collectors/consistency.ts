@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { headerU64, obj, str, arr } from '../convert.js';
-import { KeptBytes } from '../../http/bounds.js';
-import { walkConnection, type ConnectionWalk } from '../paginate.js';
+import { KeptBytes, walkConnection, type ConnectionWalk } from '../paginate.js';
+import { MARKET_ROW, ROTATION_ROW } from '../list-rows.js';
 import { simpleCollectorConfig } from '../../engine/fields.js';
 import { defineCollector } from '../../engine/define.js';
 import type { Collector } from '../../engine/types.js';
@@ -16,7 +16,7 @@ import { FINGERPRINT, FINGERPRINT_HEIGHT } from '../facts.js';
 export const consistencyCollector: Collector = {
   async collect(ctx) {
     const { client, signal } = ctx;
-    // Every market id, in pages no larger than the markets bound is sized for (bounds.ts); only the
+    // Every market id, in pages no larger than the markets bound is sized for (MARKET_ROW); only the
     // ids are kept, within a walk's byte budget. The data-node height is the first page's.
     const ids: string[] = [];
     const held = new KeptBytes('markets');
@@ -28,7 +28,7 @@ export const consistencyCollector: Collector = {
         return res;
       },
     };
-    await walkConnection({ ...ctx, client: first }, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes, at) => {
+    await walkConnection({ ...ctx, client: first }, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets', row: MARKET_ROW }, (nodes, at) => {
       nodes.forEach((n, i) => {
         const id = str(obj(n, at(i)).id, `${at(i)}.id`);
         held.keep(id);
@@ -55,6 +55,7 @@ export default defineCollector({
   title: 'consistency collector (no series of its own: a digest of the market set and latest key rotation, compared across targets)',
   config: simpleCollectorConfig('60s', true),
   families: {},
+  endpoints: { markets: MARKET_ROW, rotations: ROTATION_ROW },
   facts: [FINGERPRINT, FINGERPRINT_HEIGHT],
   create: () => consistencyCollector,
 });

@@ -11,12 +11,16 @@ import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { isNetworkHistoryDisabled } from '../answers.js';
 import { RowSkips } from '../../engine/rows.js';
+import { KIB, MAX_LIST_ROWS, type ListRowBound } from '../../http/bounds.js';
 import type { Collector } from '../../engine/types.js';
 import { Facts } from '../../engine/facts.js';
 import { SEGMENT_HEIGHT } from '../facts.js';
 
 const T = ['target'] as const;
 const SEG = 'GET /api/v2/networkhistory/segments';
+/** One segment in the unpaginated `networkhistory_segments` list (vega/endpoints.ts). */
+const SEGMENT_ROW: ListRowBound = { bytes: KIB, tokens: 40, containers: 4, string: KIB, keys: 128, page: MAX_LIST_ROWS };
+
 const metric = metricsOf('history_segments');
 
 /** The families this collector writes, in exposition order. */
@@ -87,6 +91,7 @@ export default defineCollector({
   title: 'history_segments collector (`GET /api/v2/networkhistory/segments`, every 60 s by default)',
   config: simpleCollectorConfig('60s', true),
   families: M,
+  endpoints: { networkhistory_segments: SEGMENT_ROW },
   facts: [SEGMENT_HEIGHT],
   create: () => historySegmentsCollector,
 });

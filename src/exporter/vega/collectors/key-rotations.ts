@@ -8,6 +8,7 @@ import { simpleCollectorConfig } from '../../engine/fields.js';
 import { id, obj, str, u64 } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
+import { ROTATION_ROW } from '../list-rows.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
@@ -145,7 +146,7 @@ export class KeyRotationsCollector implements Collector {
     const skips = new RowSkips();
     const result = await walkConnection(
       ctx,
-      { path, key: 'rotations', endpoint: 'rotations', ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
+      { path, key: 'rotations', endpoint: 'rotations', row: ROTATION_ROW, ...(next.cursor !== undefined ? { startAfter: next.cursor } : {}) },
       (nodes, at) => next.add(nodes.flatMap((n, i) => skips.row(() => parseRotation(n, at(i))) ?? [])),
     );
     next.cursor = result.lastCursor;
@@ -160,6 +161,7 @@ export default defineCollector({
   scope: 'network',
   title: 'key_rotations collector (`GET /api/v2/vega/keys/rotations`, every 60 s by default)',
   families: M,
+  endpoints: { rotations: ROTATION_ROW },
   config: simpleCollectorConfig('60s', true),
   paginated: true,
   create: (_settings, deps) => new KeyRotationsCollector(deps.seriesLimit !== undefined ? Math.floor(deps.seriesLimit / 2) + 1 : Infinity),

@@ -16,10 +16,14 @@ import { LOOKUPS_PER_POLL, type Directory, type MarketFacts } from '../directory
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { RowSkips } from '../../engine/rows.js';
+import { KIB, MAX_LIST_ROWS, type ListRowBound } from '../../http/bounds.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
 const N = ['network'] as const;
 const MD = 'GET /api/v2/markets/data';
+/** One market's data in the unpaginated `markets_data` list (vega/endpoints.ts). */
+const MARKET_DATA_ROW: ListRowBound = { bytes: 4 * KIB, tokens: 200, containers: 20, string: KIB, keys: 256, page: MAX_LIST_ROWS };
+
 const metric = metricsOf('market_data');
 
 /** The families this collector writes, in exposition order. */
@@ -258,6 +262,7 @@ export default defineCollector({
   // Weighted as the markets collector, for the same reason: dozens of series a market.
   seriesWeight: 4,
   families: M,
+  endpoints: { markets_data: MARKET_DATA_ROW },
   create: (c, { shared: directory }: CollectorDeps<Directory>) =>
     new MarketDataCollector({ maxMarkets: c.max_markets, allow: c.allow, countsOnly: c.counts_only }, directory),
 });

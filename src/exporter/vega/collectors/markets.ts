@@ -7,8 +7,9 @@ import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
-import { walkConnection } from '../paginate.js';
-import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '../../http/bounds.js';
+import { KeptBytes, walkConnection, WALK_KEPT_BYTES } from '../paginate.js';
+import { MARKET_ROW } from '../list-rows.js';
+import { MAX_LIST_ROWS, pageRows } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { EnumLabels, oneHot } from '../scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
@@ -314,7 +315,7 @@ export class MarketTally {
     private readonly skips: RowSkips,
   ) {
     this.allow = new Set(opts.allow);
-    this.held = new KeptBytes('markets', WALK_KEPT_BYTES + opts.maxMarkets * rowBytes('markets'));
+    this.held = new KeptBytes('markets', WALK_KEPT_BYTES + opts.maxMarkets * MARKET_ROW.bytes);
   }
 
   /** Take one page; false once the walk should stop. */
@@ -373,8 +374,8 @@ function codeOf(m: Json): string {
   return typeof ins?.code === 'string' ? ins.code : '';
 }
 
-/** Markets asked for a page (bounds.ts: a market is a large row, and a page blocks the exporter while it is parsed). */
-export const MARKETS_PAGE = pageRows('markets', MAX_LIST_ROWS);
+/** Markets asked for a page (MARKET_ROW: a market is a large row, and a page blocks the exporter while it is parsed). */
+export const MARKETS_PAGE = pageRows(MARKET_ROW, MAX_LIST_ROWS);
 
 export class MarketsCollector implements Collector {
   /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
@@ -402,7 +403,7 @@ export class MarketsCollector implements Collector {
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
       // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
-      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets' }, (nodes) =>
+      const r = await walkConnection(ctx, { path: '/api/v2/markets', key: 'markets', endpoint: 'markets', row: MARKET_ROW }, (nodes) =>
         tally.add(nodes, (i) => `markets[${i}]`),
       );
       pages = r.pages;
@@ -419,6 +420,7 @@ export default defineCollector({
   scope: 'network',
   title: 'markets collector (`GET /markets`, falling back to `GET /api/v2/markets`; every 60 s by default)',
   families: M,
+  endpoints: { markets: MARKET_ROW },
   config: marketGuardConfig('60s'),
   // Dozens of series a market, up to max_markets: a larger part of the network's limit than the others.
   seriesWeight: 4,

@@ -8,12 +8,16 @@ import { anyId, timing } from '../../engine/fields.js';
 import { id, obj } from '../convert.js';
 import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
+import { KIB, MAX_LIST_ROWS, type ListRowBound } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { defineCollector } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
 const N = ['network'] as const;
+/** One party of a `parties` page (vega/endpoints.ts). */
+const PARTY_ROW: ListRowBound = { bytes: KIB, tokens: 30, containers: 4, string: KIB, keys: 128, page: MAX_LIST_ROWS };
+
 const metric = metricsOf('parties');
 
 /** The families this collector writes, in exposition order. */
@@ -31,7 +35,7 @@ export class PartiesCollector implements Collector {
     let count = 0;
     let lastPage = new Set<string>();
     const skips = new RowSkips();
-    const r = await walkConnection(ctx, { path: '/api/v2/parties', key: 'parties', endpoint: 'parties' }, (nodes, at) => {
+    const r = await walkConnection(ctx, { path: '/api/v2/parties', key: 'parties', endpoint: 'parties', row: PARTY_ROW }, (nodes, at) => {
       const ids = new Set<string>();
       nodes.forEach((n, i) => {
         const party = skips.row(() => id(obj(n, at(i)).id, `${at(i)}.id`));
@@ -61,6 +65,7 @@ export default defineCollector({
   scope: 'network',
   title: 'parties collector (`GET /api/v2/parties`; off by default, every 10 minutes when on)',
   families: M,
+  endpoints: { parties: PARTY_ROW },
   config: z.strictObject({ enabled: z.boolean().default(false), ...timing('10m'), party_ids: z.array(anyId).default([]) }).prefault({}),
   create: (c) => new PartiesCollector(c.party_ids),
 });

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { anyId, timing } from '../../engine/fields.js';
 import { amount, enumValue, i64, id, obj, scaleExact, unixNsSeconds } from '../convert.js';
-import { walkConnection } from '../paginate.js';
-import { KeptBytes } from '../../http/bounds.js';
+import { KeptBytes, walkConnection } from '../paginate.js';
+import { KIB, type ListRowBound } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
 import { oneHot } from '../scale.js';
 import { POSITION_STATUS } from '../../../shared/enums.js';
@@ -23,6 +23,13 @@ const POS = 'GET /api/v2/positions';
 const POSITION_FEES = (what: string): string =>
   `${what}, in whole settlement-asset units: period="all" over the position's whole history, period="since_open" since it last opened from zero or flipped side. Absent for nodes before v0.79 (which do not send them) and while the asset decimals are unknown. Exact up to float64 rounding.`;
 const N = ['network'] as const;
+/**
+ * One position of a `positions` page (vega/endpoints.ts). 1,000 a page: a large row, parsed while
+ * the exporter waits; a position is 18 series, so 1,000 of them already pass a collector's share at
+ * the default limits.
+ */
+const POSITION_ROW: ListRowBound = { bytes: 2 * KIB, tokens: 60, containers: 4, string: KIB, keys: 128, page: 1_000 };
+
 const metric = metricsOf('positions');
 
 /** The families this collector writes, in exposition order. */
@@ -166,27 +173,31 @@ export class PositionsCollector implements Collector {
       ...this.marketIds.map((id) => ['filter.marketIds', id] as [string, string]),
     ];
     // Each page is turned into samples as it arrives; only the keys of the rows seen are kept.
-    const r = await walkConnection(ctx, { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', query: filters }, async (nodes, at) => {
-      // Counted in series, not rows: a position is up to 18 series, all held until the walk ends; the
-      // walk stops at the first row past the budget, even within a page.
-      const over = (): boolean => samples.length + skips.total > this.rowLimit;
-      for (let i = 0; i < nodes.length && !over(); i++) {
-        const p = skips.row(() => parsePosition(nodes[i], at(i)));
-        if (!p) continue;
-        const key = `${p.marketId}/${p.partyId}`;
-        if (seen.has(key)) continue; // a row repeated across pages counts once
-        held.keep(key, p.marketId, p.partyId);
-        seen.add(key);
-        let market = this.directory.markets.get(p.marketId);
-        if (!market && lookups < LOOKUPS_PER_POLL) {
-          lookups++;
-          market = await this.directory.market(ctx.client, p.marketId, ctx.signal);
+    const r = await walkConnection(
+      ctx,
+      { path: '/api/v2/positions', key: 'positions', endpoint: 'positions', row: POSITION_ROW, query: filters },
+      async (nodes, at) => {
+        // Counted in series, not rows: a position is up to 18 series, all held until the walk ends; the
+        // walk stops at the first row past the budget, even within a page.
+        const over = (): boolean => samples.length + skips.total > this.rowLimit;
+        for (let i = 0; i < nodes.length && !over(); i++) {
+          const p = skips.row(() => parsePosition(nodes[i], at(i)));
+          if (!p) continue;
+          const key = `${p.marketId}/${p.partyId}`;
+          if (seen.has(key)) continue; // a row repeated across pages counts once
+          held.keep(key, p.marketId, p.partyId);
+          seen.add(key);
+          let market = this.directory.markets.get(p.marketId);
+          if (!market && lookups < LOOKUPS_PER_POLL) {
+            lookups++;
+            market = await this.directory.market(ctx.client, p.marketId, ctx.signal);
+          }
+          const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
+          for (const sample of positionSamples(ctx.target, p, market, decimals)) samples.push(sample);
         }
-        const decimals = market?.settlementAsset ? await this.directory.assetDecimals(ctx.client, market.settlementAsset, ctx.signal) : undefined;
-        for (const sample of positionSamples(ctx.target, p, market, decimals)) samples.push(sample);
-      }
-      return !over();
-    });
+        return !over();
+      },
+    );
     return { samples, pages: r.pages, truncated: r.truncated, skipped: skips.list };
   }
 }
@@ -196,6 +207,7 @@ export default defineCollector({
   scope: 'network',
   title: 'positions collector (`GET /api/v2/positions` for listed parties/markets; every 60 s)',
   families: M,
+  endpoints: { positions: POSITION_ROW },
   config: z
     .strictObject({
       /** Off until parties or markets are listed. */

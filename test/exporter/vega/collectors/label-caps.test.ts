@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { marketDataRow, MAX_HORIZONS } from '../../../../src/exporter/vega/collectors/market-data.js';
 import { NodeSignaturesCollector } from '../../../../src/exporter/vega/collectors/node-signatures.js';
-import { DatanodeClient } from '../../../../src/exporter/http/client.js';
+import { HttpClient } from '../../../../src/exporter/http/client.js';
+import { ENDPOINT_ROWS } from '../../../../src/exporter/vega/endpoints.js';
 import { EnumLabels, MAX_UNKNOWN_ENUM_VALUES } from '../../../../src/exporter/vega/scale.js';
 import { MARKET_STATE, TRADING_MODE } from '../../../../src/shared/enums.js';
 import { hex64, hostileNode, json } from '../../../helpers/hostile.js';
@@ -17,9 +18,9 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!().catch(() => {});
 });
 
-async function client(routes: Parameters<typeof hostileNode>[0], onRequest?: (e: string, s: string) => void): Promise<DatanodeClient> {
+async function client(routes: Parameters<typeof hostileNode>[0], onRequest?: (e: string, s: string) => void): Promise<HttpClient> {
   const n = await hostileNode(routes);
-  const c = new DatanodeClient({
+  const c = new HttpClient({
     url: n.url,
     headers: {},
     connectTimeoutMs: 2000,
@@ -27,6 +28,7 @@ async function client(routes: Parameters<typeof hostileNode>[0], onRequest?: (e:
     bodyTimeoutMs: 5000,
     requestTimeoutMs: 5000,
     maxResponseBytes: 1 << 20,
+    lists: ENDPOINT_ROWS,
     requestsPerSecond: 1000,
     burst: 1000,
     retries: 0,
