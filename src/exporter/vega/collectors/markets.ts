@@ -1,12 +1,12 @@
 /**
  * Markets: counts by state and trading mode, and per-market series under a cardinality guard.
- * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
- * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
+ * Source: GET /markets as the specification gives it, asked once per target; real data nodes answer
+ * 404 there, so on any answer but a valid 200 the collector uses the paginated GET /api/v2/markets
+ * for the rest of that target's life.
  */
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
-import { UpstreamHttpError } from '../../errors.js';
 import { walkConnection } from '../paginate.js';
 import { KeptBytes, MAX_LIST_ROWS, pageRows, rowBytes, WALK_KEPT_BYTES } from '../../http/bounds.js';
 import type { Sample } from '../../engine/labels.js';
@@ -15,7 +15,7 @@ import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
-import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+import type { CollectContext, CollectResult, Collector, Fetcher } from '../../engine/types.js';
 
 const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
@@ -376,10 +376,15 @@ function codeOf(m: Json): string {
 /** Markets asked for a page (bounds.ts: a market is a large row, and a page blocks the exporter while it is parsed). */
 export const MARKETS_PAGE = pageRows('markets', MAX_LIST_ROWS);
 
-export class MarketsCollector implements Collector {
-  /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
-  private useV2 = false;
+/**
+ * Per client, that is per target for its life: whether its GET /markets answered a valid 200
+ * (true: it is asked again) or anything else (false: /api/v2/markets from then on). A real data
+ * node answers 404 there; an unpaginated list is the largest answer there is, so it is not asked
+ * again of a node that did not serve it.
+ */
+const legacyMarkets = new WeakMap<Fetcher, boolean>();
 
+export class MarketsCollector implements Collector {
   constructor(
     private readonly opts: MarketOptions,
     private readonly directory: Directory,
@@ -390,15 +395,18 @@ export class MarketsCollector implements Collector {
     const tally = new MarketTally(this.opts, skips);
     let pages: number | undefined;
     let truncated;
-    if (!this.useV2) {
+    if (legacyMarkets.get(ctx.client) !== false) {
+      let markets: unknown[];
       try {
         const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
-        tally.add(arr(obj(res.json, 'body').markets, 'markets'), (i) => `markets[${i}]`);
+        markets = arr(obj(res.json, 'body').markets, 'markets');
       } catch (err) {
-        if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
-        this.useV2 = true;
+        legacyMarkets.set(ctx.client, false);
+        if (ctx.signal.aborted) throw err;
         return this.collect(ctx);
       }
+      legacyMarkets.set(ctx.client, true);
+      tally.add(markets, (i) => `markets[${i}]`);
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
       // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
