@@ -172,12 +172,12 @@ const httpSchema = z
       .number()
       .int()
       .min(1024 * 1024)
-      .default(64 * 1024 * 1024),
+      .default(48 * 1024 * 1024),
     max_held_bytes: z
       .number()
       .int()
       .min(1024 * 1024)
-      .default(96 * 1024 * 1024),
+      .default(64 * 1024 * 1024),
     requests_per_second: z.number().positive().max(1000).default(10),
     burst: z.number().int().min(1).default(40),
     retries: z.number().int().min(0).max(10).default(2),
