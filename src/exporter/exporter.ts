@@ -13,6 +13,7 @@ import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
 import { apiSli } from './fleet/api-sli.js';
 import { PacerRegistry } from './http/pace.js';
+import { ByteBudget } from './http/budget.js';
 import { Limiter } from './engine/limiter.js';
 import type { Logger } from './logger.js';
 import type { CollectorRunner, RunnerStatus } from './engine/runner.js';
@@ -33,7 +34,7 @@ const LIVE_SETTINGS = ['targets', 'discovery', 'shard', 'web', 'log'] as const;
 /**
  * The settings of `next` that differ from `running` and that only a restart applies: the HTTP
  * server's (its address, path, limits, timeouts and web-config file are fixed when it starts) but
- * web.enable_lifecycle (read per request), and the logger's.
+ * web.enable_lifecycle (read per request), the logger's, and http.max_held_bytes.
  */
 export function restartOnly(running: Config, next: Config): string[] {
   const differ = (section: 'web' | 'log', skip: readonly string[] = []): string[] => {
@@ -44,7 +45,9 @@ export function restartOnly(running: Config, next: Config): string[] {
       .sort()
       .map((k) => `${section}.${k}`);
   };
-  return [...differ('web', ['enable_lifecycle']), ...differ('log')];
+  // Every target's held answers share one budget, made at start.
+  const held = running.http.max_held_bytes !== next.http.max_held_bytes ? ['http.max_held_bytes'] : [];
+  return [...differ('web', ['enable_lifecycle']), ...differ('log'), ...held];
 }
 
 export class Exporter {
@@ -85,6 +88,7 @@ export class Exporter {
       log,
       collectors,
       pacers: this.pacers,
+      heldBytes: new ByteBudget(config.http.max_held_bytes),
       firstPolls: new Limiter(FIRST_POLLS_AT_ONCE),
       apiSli: sli,
     };

@@ -5,7 +5,7 @@
  * `/healthz` answered within the liveness probe's timeout. The data node is the tests' own.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { hex64, hostileNode, json, market, polled, statisticsBody, success, STATISTICS_HEADERS } from '../helpers/hostile.js';
+import { hex64, hostileNode, json, market, MARKETS_PATHS, polled, statisticsBody, success, STATISTICS_HEADERS, v2Markets } from '../helpers/hostile.js';
 import { CHART_MEMORY_LIMIT_MIB, LIVENESS_TIMEOUT_MS, watchPod } from '../helpers/pod.js';
 import { removeDist, spawnExporter } from '../helpers/process.js';
 import { configSchema } from '../../src/exporter/config/schema.js';
@@ -22,23 +22,26 @@ process.env.DNE_NODE_FLAGS = `--max-old-space-size=${CHART_MEMORY_LIMIT_MIB}`;
 const QUIET = { key_rotations: { enabled: false }, consistency: { enabled: false }, network_history: { enabled: false }, history_segments: { enabled: false } };
 
 describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap', () => {
-  it('30 MB of {} to /statistics, 16 M levels of nesting to /markets, 3 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
+  it('30 MB of {} to /statistics, 3 M levels of nesting to /markets, 2 M empty rows in marketsData: that collector fails with one log line, the others serve, the pod survives', async () => {
     const empties = (n: number): Buffer => Buffer.from(`[${'{},'.repeat(n - 1)}{}]`);
     const hostile = {
       statistics: Buffer.concat([Buffer.from('{"statistics":'), empties(10_000_000), Buffer.from('}')]),
-      markets: Buffer.from(`{"markets":${'['.repeat(16_000_000)}${']'.repeat(16_000_000)}}`),
-      market_data: Buffer.concat([Buffer.from('{"marketsData":'), empties(3_000_000), Buffer.from('}')]),
+      // Under the largest answer a target's budget takes (8 MiB), so that the structural scan refuses them.
+      markets: Buffer.from(`{"markets":${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}}`),
+      market_data: Buffer.concat([Buffer.from('{"marketsData":'), empties(2_000_000), Buffer.from('}')]),
     };
     const sane = {
       statistics: statisticsBody(),
       markets: JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) }),
+      marketsV2: v2Markets(Array.from({ length: 50 }, (_, i) => market(hex64(i)))),
       market_data: JSON.stringify({ marketsData: [] }),
     };
     let attacked: keyof typeof hostile | undefined;
     const node = await hostileNode({
       '/statistics': (_q, res) => json(res, attacked === 'statistics' ? hostile.statistics : sane.statistics, 200, STATISTICS_HEADERS),
       '/api/v2/markets/data': (_q, res) => json(res, attacked === 'market_data' ? hostile.market_data : sane.market_data),
-      '/markets': (_q, res) => json(res, attacked === 'markets' ? hostile.markets : sane.markets),
+      // The legacy path and, once it has failed, the paginated one: attacked alike.
+      '/markets': (_q, res, path) => json(res, attacked === 'markets' ? hostile.markets : path === '/markets' ? sane.markets : sane.marketsV2),
     });
     cleanup.push(node.close);
     const p = await spawnExporter({
@@ -46,10 +49,10 @@ describe.skipIf(process.platform !== 'linux')('dense JSON under the byte cap', (
       collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '2s' }, market_data: { interval: '2s' } },
     });
     cleanup.push(p.stop);
-    await polled(node, '/markets', 1);
+    await polled(node, MARKETS_PATHS, 1);
     const w = watchPod(p);
     cleanup.push(async () => w.stop());
-    const paths = { statistics: '/statistics', markets: '/markets', market_data: '/api/v2/markets/data' } as const;
+    const paths = { statistics: '/statistics', markets: MARKETS_PATHS, market_data: '/api/v2/markets/data' } as const;
     for (const collector of ['statistics', 'markets', 'market_data'] as const) {
       attacked = collector;
       await polled(node, paths[collector], 2);

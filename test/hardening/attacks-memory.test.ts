@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Scrape } from '../helpers/expo.js';
-import { hex64, hostileNode, json, market, statisticsBody, STATISTICS_HEADERS, type HostileNode } from '../helpers/hostile.js';
+import { hex64, hostileNode, json, market, MARKETS_PATHS, statisticsBody, STATISTICS_HEADERS, v2Markets, type HostileNode } from '../helpers/hostile.js';
 import { bodySize, removeDist, spawnExporter, type ExporterProcess } from '../helpers/process.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -25,12 +25,13 @@ const CHART_MEMORY_LIMIT_MIB = Number(/^ {4}memory: (\d+)Mi$/m.exec(readFileSync
 const MARKETS = 400;
 const long = (tag: string, i: number): string => `${tag}${i}-`.padEnd(MARKET_STRING, 'x');
 
-/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
-async function polled(node: HostileNode, path: string, n: number, timeoutMs: number): Promise<void> {
-  const start = node.counts.get(path) ?? 0;
+/** Wait until the node has answered `path` (any of them) `n` more times, then a little for the poll to apply. */
+async function polled(node: HostileNode, path: string | readonly string[], n: number, timeoutMs: number): Promise<void> {
+  const count = (): number => [path].flat().reduce((a, p) => a + (node.counts.get(p) ?? 0), 0);
+  const start = count();
   const end = Date.now() + timeoutMs;
-  while ((node.counts.get(path) ?? 0) < start + n) {
-    if (Date.now() > end) throw new Error(`${path} not polled in time`);
+  while (count() < start + n) {
+    if (Date.now() > end) throw new Error(`${[path].flat().join(' or ')} not polled in time`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await new Promise((r) => setTimeout(r, 1_500));
@@ -115,13 +116,16 @@ describe.skipIf(process.platform !== 'linux')('hostile bodies', () => {
 describe.skipIf(process.platform !== 'linux')('memory comes back after an oversized-body episode', () => {
   it('50 MB streamed without Content-Length, 30 MB bodies under the cap, a gzip bomb; healed: RSS < 100 MiB within 60 s', async () => {
     let phase: 'chunked' | 'under' | 'gzip' | 'healed' = 'healed';
-    const ordinary = JSON.stringify({ markets: Array.from({ length: 50 }, (_, i) => market(hex64(i))) });
+    const rows = Array.from({ length: 50 }, (_, i) => market(hex64(i)));
+    const ordinary = JSON.stringify({ markets: rows });
+    // Once the legacy path has failed, markets are asked at the paginated one: attacked alike.
+    const ordinaryV2 = v2Markets(rows);
     const under = `{"padding":"${'x'.repeat(30 * 1024 * 1024)}",${ordinary.slice(1)}`;
     const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
     const chunk = Buffer.alloc(64 * 1024, 0x20);
     const node = await hostileNode({
-      '/markets': (_q, res) => {
-        if (phase === 'healed') return json(res, ordinary);
+      '/markets': (_q, res, path) => {
+        if (phase === 'healed') return json(res, path === '/markets' ? ordinary : ordinaryV2);
         if (phase === 'under') return json(res, under);
         if (phase === 'gzip') return json(res, bomb, 200, { 'content-encoding': 'gzip' });
         res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no Content-Length to refuse early
@@ -141,18 +145,18 @@ describe.skipIf(process.platform !== 'linux')('memory comes back after an oversi
     cleanup.push(node.close);
     const p = await spawnExporter({ targets: [{ name: 'n', url: node.url }], collectors: ONLY_MARKETS });
     cleanup.push(p.stop);
-    await polled(node, '/markets', 1, 20_000);
+    await polled(node, MARKETS_PATHS, 1, 20_000);
     const before = p.rssMiB();
     const rss = sampler(p);
     cleanup.push(async () => rss.stop());
     for (const ph of ['chunked', 'under', 'gzip'] as const) {
       phase = ph;
-      await polled(node, '/markets', 2, 20_000);
+      await polled(node, MARKETS_PATHS, 2, 20_000);
     }
     rss.stop();
     phase = 'healed';
     const healedAt = Date.now();
-    await polled(node, '/markets', 1, 20_000);
+    await polled(node, MARKETS_PATHS, 1, 20_000);
     let after = p.rssMiB();
     while (after >= 100 && Date.now() - healedAt < 60_000) {
       await new Promise((r) => setTimeout(r, 250));

@@ -84,12 +84,21 @@ export async function hostileNode(routes: Record<string, Route> = {}): Promise<H
   };
 }
 
-/** Wait until the node has answered `path` `n` more times, then a little for the poll to apply. */
-export async function polled(node: HostileNode, path: string, n: number, ms = 120_000): Promise<void> {
-  const start = node.counts.get(path) ?? 0;
+/** The paths markets are asked at: the legacy one once per target, then the paginated one. */
+export const MARKETS_PATHS = ['/markets', '/api/v2/markets'] as const;
+
+/** `rows` as one page of GET /api/v2/markets. */
+export function v2Markets(rows: readonly unknown[]): string {
+  return JSON.stringify({ markets: { edges: rows.map((node, i) => ({ node, cursor: String(i + 1) })), pageInfo: { hasNextPage: false, endCursor: '' } } });
+}
+
+/** Wait until the node has answered `path` (any of them) `n` more times, then a little for the poll to apply. */
+export async function polled(node: HostileNode, path: string | readonly string[], n: number, ms = 120_000): Promise<void> {
+  const count = (): number => [path].flat().reduce((a, p) => a + (node.counts.get(p) ?? 0), 0);
+  const start = count();
   const end = Date.now() + ms;
-  while ((node.counts.get(path) ?? 0) < start + n) {
-    if (Date.now() > end) throw new Error(`${path} not polled in time`);
+  while (count() < start + n) {
+    if (Date.now() > end) throw new Error(`${[path].flat().join(' or ')} not polled in time`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await new Promise((r) => setTimeout(r, 1_000));

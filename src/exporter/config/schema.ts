@@ -163,6 +163,21 @@ const httpSchema = z
       .int()
       .min(1024)
       .default(32 * 1024 * 1024),
+    /**
+     * What one target's answers may cost while held at once, and every target's together (bytes,
+     * decoded text and parsed objects: http/budget.ts); sized from the chart's memory limit
+     * (docs/reliability.md, Limits).
+     */
+    max_held_bytes_per_target: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .default(48 * 1024 * 1024),
+    max_held_bytes: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .default(64 * 1024 * 1024),
     requests_per_second: z.number().positive().max(1000).default(10),
     burst: z.number().int().min(1).default(40),
     retries: z.number().int().min(0).max(10).default(2),

@@ -1,3 +1,4 @@
+import type { ByteBudget } from '../http/budget.js';
 import { isEnabled, settingsOf, type AnyCollectorModule } from '../engine/define.js';
 import type { Scope } from '../engine/types.js';
 import type { Config } from '../config/schema.js';
@@ -23,6 +24,8 @@ export interface RuntimeContext {
   readonly collectors: readonly AnyCollectorModule[];
   /** Pacing and back-off per upstream host and port, shared by polls and probes. */
   readonly pacers?: PacerRegistry;
+  /** What every target's held answers may cost together (http.max_held_bytes). */
+  readonly heldBytes?: ByteBudget;
   /** Takes every runner's first poll a few at a time (engine/limiter.ts). */
   readonly firstPolls?: Limiter;
   /** Each request's outcome and duration, for the API's service levels. */

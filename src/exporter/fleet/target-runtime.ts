@@ -5,6 +5,7 @@ import { capLabel, type Sample } from '../engine/labels.js';
 import type { StoreKey } from '../engine/store.js';
 import type { CollectorRunner } from '../engine/runner.js';
 import { HttpClient } from '../http/client.js';
+import { ByteBudget } from '../http/budget.js';
 import type { FactKey } from '../engine/facts.js';
 import { ENDPOINT_ROWS } from '../vega/endpoints.js';
 import { CHAIN_ID, DATANODE_HEIGHT, FINGERPRINT, FINGERPRINT_HEIGHT, HEIGHT, SEGMENT_HEIGHT } from '../vega/facts.js';
@@ -48,6 +49,7 @@ export class TargetRuntime {
       retries: h.retries,
       maxBackoffMs: h.max_backoff,
       ...(ctx.pacers ? { pacers: ctx.pacers } : {}),
+      budgets: [new ByteBudget(h.max_held_bytes_per_target), ...(ctx.heldBytes ? [ctx.heldBytes] : [])],
       onRequest: (endpoint, status) => {
         const byStatus = this.counts.get(endpoint) ?? new Map<string, number>();
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);

@@ -11,6 +11,7 @@ import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
 import { bodyBound, checkShape, type BodyBound, type ListRowBound } from './bounds.js';
+import { HELD_PER_BYTE, type ByteBudget } from './budget.js';
 import { VERSION } from '../version.js';
 
 const USER_AGENT = `datanode-exporter/${VERSION}`;
@@ -34,6 +35,12 @@ export interface ClientOptions {
   maxBackoffMs?: number;
   /** Pacing shared per host and port (the exporter's); without it this client paces alone. */
   pacers?: PacerRegistry;
+  /**
+   * What this target's answers may cost while held, and the process's (budget.ts): a request
+   * reserves its worst case from each, in this order, before it reads; an answer the smallest
+   * cannot hold is refused (UPSTREAM_BODY_TOO_LARGE).
+   */
+  budgets?: readonly ByteBudget[];
   /** Called once per attempt with the endpoint label and the HTTP status or 'error'. */
   onRequest?: (endpoint: string, status: string) => void;
   /**
@@ -131,7 +138,8 @@ export class HttpClient {
   async get(path: string, query: readonly (readonly [string, string])[], endpoint: string, signal: AbortSignal, rows?: number): Promise<Response> {
     const fullPath = this.pathFor(path, query);
     const first = query.find(([k]) => k === 'pagination.first');
-    const bound = bodyBound(this.opts.lists.get(endpoint), first ? Number(first[1]) : rows, this.opts.maxResponseBytes);
+    const held = Math.min(...(this.opts.budgets ?? []).map((b) => Math.floor(b.limit / HELD_PER_BYTE)));
+    const bound = bodyBound(this.opts.lists.get(endpoint), first ? Number(first[1]) : rows, Math.min(this.opts.maxResponseBytes, held));
     let attempt = 0;
     for (;;) {
       const wait = Math.max(this.pacer.blockedUntil, this.pacer.endpointBlockedUntil.get(endpoint) ?? 0) - Date.now();
@@ -171,9 +179,20 @@ export class HttpClient {
 
   private async once(path: string, bound: BodyBound, endpoint: string, outer: AbortSignal): Promise<Response> {
     const linked = linkedSignal([outer], this.opts.requestTimeoutMs, `${endpoint} request`);
+    const releases: (() => void)[] = [];
+    let answered = false;
+    const release = (): void => releases.forEach((r) => r());
     try {
-      return await this.request(path, bound, endpoint, linked.signal);
+      for (const b of this.opts.budgets ?? []) releases.push(await b.acquire(bound.bytes * HELD_PER_BYTE, linked.signal, endpoint));
+      const res = await this.request(path, bound, endpoint, linked.signal);
+      answered = true;
+      // The caller takes the answer in the microtasks that follow; held until it next yields to
+      // the event loop (a walk takes each page before asking the next; what it keeps across
+      // pages has its own budget, bounds.ts KeptBytes).
+      setImmediate(release);
+      return res;
     } finally {
+      if (!answered) release();
       linked.dispose();
     }
   }

@@ -8,6 +8,7 @@ import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
 import { HttpClient, type ClientOptions } from '../../../src/exporter/http/client.js';
 import { ENDPOINT_ROWS } from '../../../src/exporter/vega/endpoints.js';
+import { ByteBudget } from '../../../src/exporter/http/budget.js';
 import { walkPages } from '../../../src/exporter/vega/paginate.js';
 import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { ManualClock } from '../../helpers/sim.js';
@@ -298,6 +299,75 @@ describe('gzip bodies', () => {
     const whole = gzipSync(JSON.stringify({ statistics: { blockHeight: '1' } }));
     await gzipNode(whole.subarray(0, whole.length - 6), async (url) => {
       await expect(get(url)).rejects.toMatchObject({ code: 'UPSTREAM_BAD_JSON', message: expect.stringMatching(notGzip) });
+    });
+  });
+});
+
+describe('held-answer budget', () => {
+  /** A node answering every request with `body` (200 unless `status`), counting requests in flight at once. */
+  async function node(body: string, run: (url: string, peak: () => number) => Promise<void>, status = 200): Promise<void> {
+    let open = 0;
+    let peak = 0;
+    const server = http.createServer((_req, res) => {
+      peak = Math.max(peak, ++open);
+      // Answered on the next turn: a second request sent meanwhile would be in flight alongside.
+      setImmediate(() => {
+        open--;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, () => peak);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }
+  const SINGLE = 256 * 1024; // one message's bound (bounds.ts)
+
+  it('an answer larger than the budget can hold (its sixth) is refused with UPSTREAM_BODY_TOO_LARGE, under max_response_bytes', async () => {
+    const budget = new ByteBudget(6 * 64 * 1024);
+    const body = JSON.stringify({ statistics: { peers: Array.from({ length: 40 }, () => 'x'.repeat(2_000)) } }); // about 80 KiB
+    await node(body, async (url) => {
+      const c = new HttpClient(opts({ url, retries: 0, budgets: [budget] }));
+      await expect(c.get('/statistics', [], 'statistics', signal())).rejects.toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
+      await c.close();
+    });
+    expect(budget.held).toBe(0);
+  });
+
+  it('a request waits for the budget before it is sent; it is freed once the caller has taken the answer, or on an error', async () => {
+    const budget = new ByteBudget(6 * SINGLE); // one message's worst case at a time
+    await node('{"statistics":{}}', async (url, peak) => {
+      const c = new HttpClient(opts({ url, retries: 0, budgets: [budget] }));
+      const answers = await Promise.all([1, 2, 3].map(() => c.get('/statistics', [], 'statistics', signal())));
+      expect(answers.map((a) => a.json)).toEqual([1, 2, 3].map(() => ({ statistics: {} })));
+      expect(peak()).toBe(1);
+      await new Promise((r) => setImmediate(r));
+      expect(budget.held).toBe(0);
+      await c.close();
+    });
+    await node(
+      '{"code":5,"message":"Not Found"}',
+      async (url) => {
+        const c = new HttpClient(opts({ url, retries: 0, budgets: [budget] }));
+        await expect(c.get('/markets', [], 'markets', signal())).rejects.toMatchObject({ status: 404 });
+        expect(budget.held).toBe(0);
+        await c.close();
+      },
+      404,
+    );
+  });
+
+  it("the process-wide budget is shared: two targets' clients wait for each other", async () => {
+    const shared = new ByteBudget(6 * SINGLE);
+    await node('{"statistics":{}}', async (url, peak) => {
+      const a = new HttpClient(opts({ url, retries: 0, budgets: [new ByteBudget(12 * SINGLE), shared] }));
+      const b = new HttpClient(opts({ url, retries: 0, budgets: [new ByteBudget(12 * SINGLE), shared] }));
+      await Promise.all([a, b, a, b].map((c) => c.get('/statistics', [], 'statistics', signal())));
+      expect(peak()).toBe(1);
+      await Promise.all([a.close(), b.close()]);
     });
   });
 });

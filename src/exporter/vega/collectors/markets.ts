@@ -1,12 +1,12 @@
 /**
  * Markets: counts by state and trading mode, and per-market series under a cardinality guard.
- * Source: GET /markets as the specification gives it; real data nodes answer 404 there, so the
- * collector falls back to the paginated GET /api/v2/markets and remembers that per target.
+ * Source: GET /markets as the specification gives it, asked once per target; real data nodes answer
+ * 404 there, so on any answer but a valid 200 the collector uses the paginated GET /api/v2/markets
+ * for the rest of that target's life.
  */
 import { metricsOf, type MetricDef } from '../../engine/metric.js';
 import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { arr, decimal, double, enumValue, i64, id as readId, obj, str, u64, unixNsSeconds } from '../convert.js';
-import { UpstreamHttpError } from '../../errors.js';
 import { KeptBytes, walkConnection, WALK_KEPT_BYTES } from '../paginate.js';
 import { MARKET_ROW } from '../list-rows.js';
 import { MAX_LIST_ROWS, pageRows } from '../../http/bounds.js';
@@ -16,7 +16,7 @@ import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
-import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
+import type { CollectContext, CollectResult, Collector, Fetcher } from '../../engine/types.js';
 
 const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
@@ -378,8 +378,13 @@ function codeOf(m: Json): string {
 export const MARKETS_PAGE = pageRows(MARKET_ROW, MAX_LIST_ROWS);
 
 export class MarketsCollector implements Collector {
-  /** Once a target answers 404 on /markets, go straight to /api/v2/markets. */
-  private useV2 = false;
+  /**
+   * Per client, that is per target (a structural reload makes new clients and a new collector):
+   * whether its GET /markets answered a valid 200 (true: it is asked again) or anything else
+   * (false: /api/v2/markets from then on). A real data node answers 404 there; an unpaginated list
+   * is the largest answer there is, so it is not asked again of a node that did not serve it.
+   */
+  private readonly legacyMarkets = new WeakMap<Fetcher, boolean>();
 
   constructor(
     private readonly opts: MarketOptions,
@@ -391,15 +396,18 @@ export class MarketsCollector implements Collector {
     const tally = new MarketTally(this.opts, skips);
     let pages: number | undefined;
     let truncated;
-    if (!this.useV2) {
+    if (this.legacyMarkets.get(ctx.client) !== false) {
+      let markets: unknown[];
       try {
         const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
-        tally.add(arr(obj(res.json, 'body').markets, 'markets'), (i) => `markets[${i}]`);
+        markets = arr(obj(res.json, 'body').markets, 'markets');
       } catch (err) {
-        if (!(err instanceof UpstreamHttpError && err.status === 404)) throw err;
-        this.useV2 = true;
+        this.legacyMarkets.set(ctx.client, false);
+        if (ctx.signal.aborted) throw err;
         return this.collect(ctx);
       }
+      this.legacyMarkets.set(ctx.client, true);
+      tally.add(markets, (i) => `markets[${i}]`);
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
       // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
