@@ -29,8 +29,8 @@ export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
 export const RENDER_EVERY_MS = 1000;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
-const NEWLINE = Buffer.from('\n');
-const BLANK_LINE = Buffer.from('\n\n');
+/** OpenMetrics ends an exposition with this line, once: a family's own exposition leaves it to the body's end. */
+const EOF = '# EOF\n';
 
 /** What one render reads: every family's series, or (probes) a filtered few. */
 export interface Source {
@@ -48,23 +48,23 @@ export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolea
 type Family = Gauge | Counter;
 
 /**
- * One prom-client registry for one format. Each catalogue family is a Gauge or Counter whose
- * collect() sets the series the source holds now; only families with series are served, in
- * catalogue order, then the process metrics and the exporter's own gauges.
+ * prom-client registries for one format. Each catalogue family is a Gauge or Counter serving the
+ * series the source holds now; only families with series are served, in catalogue order, then the
+ * process metrics and the exporter's own gauges.
  *
  * Rendering all of /metrics on every change doubled the CPU and the scrape latency during polls of
  * a large network (the sizing bench). So, with the exporter's own metrics (`own`), each polled
- * family is rendered by getSingleMetricAsString once per version of its series, the texts joined
- * as Registry.metrics() joins them, and the own metrics rendered by registry.metrics() after them
- * (which ends the body, `# EOF` included). Without them (a probe), the families with series are
- * registered and registry.metrics() renders them.
+ * family sits in a registry of its own, rendered by its registry.metrics() once per version of its
+ * series; the body is those expositions one after another, then the own metrics' (which ends it,
+ * OpenMetrics' `# EOF` included: the families' own `# EOF` lines are left out). Without them (a
+ * probe), the families with series are registered in one registry and registry.metrics() renders it.
  */
 export class FamilyRegistry {
   /** The families rendered by metrics(): all until the first render, then those with series (a probe) or none. */
   readonly registry = new Registry<RegistryContentType>();
-  /** The polled families rendered one by one. */
-  private readonly polled = new Registry<RegistryContentType>();
   private readonly families = new Map<MetricDef, Family>();
+  /** Each polled family in a registry of its own, so that its registry.metrics() renders it alone. */
+  private readonly alone = new Map<MetricDef, Registry<RegistryContentType>>();
   private readonly own: Metric[] = [];
   /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
@@ -80,12 +80,15 @@ export class FamilyRegistry {
     own?: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] },
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
-    this.polled.setContentType(CONTENT_TYPES[format]);
     for (const def of catalogue) {
       const read = (): SeriesValue[] => (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
-      const metric = familyOf(def, nameOf(def, format), read);
+      const metric = familyOf(def, read);
       this.families.set(def, metric);
-      this.polled.registerMetric(metric);
+      if (!own) continue;
+      const alone = new Registry<RegistryContentType>();
+      alone.setContentType(CONTENT_TYPES[format]);
+      alone.registerMetric(metric);
+      this.alone.set(def, alone);
     }
     if (own) this.own = ownMetrics(own);
     // Every family registered until the first render, so that the registry lists all it can serve.
@@ -119,9 +122,7 @@ export class FamilyRegistry {
       this.flagged = true;
       parts = await this.parts();
     }
-    // Joined as Registry.metrics() joins families: a blank line between them in the text format.
-    const gap = this.format === 'openmetrics' ? NEWLINE : BLANK_LINE;
-    return Buffer.concat([...parts.flatMap((p) => [p.bytes, gap]), own]);
+    return Buffer.concat([...parts.map((p) => p.bytes), own]);
   }
 
   /** Whether the last render left families out. */
@@ -149,7 +150,8 @@ export class FamilyRegistry {
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        hit = { version, bytes: Buffer.from(await this.polled.getSingleMetricAsString(nameOf(def, this.format)), 'utf8') };
+        const text = await this.alone.get(def)!.metrics();
+        hit = { version, bytes: Buffer.from(this.format === 'openmetrics' && text.endsWith(EOF) ? text.slice(0, -EOF.length) : text, 'utf8') };
         this.texts.set(def, hit);
         await nextTurn();
       }
@@ -166,11 +168,6 @@ export class FamilyRegistry {
     for (const m of [...families, ...this.own]) this.registry.registerMetric(m);
     this.registered = families;
   }
-}
-
-/** The name a family's metric has in this format: an OpenMetrics counter family without _total, its samples with it (as Registry.metrics() names them). */
-function nameOf(def: MetricDef, format: Format): string {
-  return format === 'openmetrics' && def.type === 'counter' ? def.name.replace(/_total$/, '') : def.name;
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
@@ -204,8 +201,8 @@ function ownMetrics(own: { build: BuildInfo; seriesCount: () => number; extra?: 
  * as they are: prom-client's own store keys a series by its label values joined with `,` and `:`
  * unescaped, so two distinct series could be merged into one by what a node puts in a name.
  */
-function familyOf(def: MetricDef, name: string, read: () => readonly SeriesValue[]): Family {
-  const config = { name, help: def.help, labelNames: [...def.labels], registers: [] };
+function familyOf(def: MetricDef, read: () => readonly SeriesValue[]): Family {
+  const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [] };
   if (def.type === 'counter') {
     return new (class extends Counter {
       override async get() {

@@ -117,12 +117,17 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
     return registry.metrics();
   }
 
-  /** With the exporter's own metrics, the polled families are rendered one by one and the own metrics follow: the polled part alone. */
+  /**
+   * With the exporter's own metrics, the polled families are rendered one by one and the own metrics
+   * follow: the polled part alone. The text format gives blank lines no meaning, and prom-client puts
+   * one between families only when it renders them together: they are left out of the comparison.
+   */
   const polledPart = (body: string, own: boolean, format: 'text' | 'openmetrics'): string => {
     if (!own) return body;
     const part = body.slice(0, body.indexOf('# HELP process_'));
-    return format === 'text' ? part.slice(0, -1) : `${part}# EOF\n`;
+    return format === 'text' ? part : `${part}# EOF\n`;
   };
+  const expected = (text: string, own: boolean, format: 'text' | 'openmetrics'): string => (own && format === 'text' ? text.replace(/\n\n/g, '\n') : text);
 
   it.each([
     ['text', false],
@@ -145,43 +150,51 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
     poll('a', 1, 10);
     poll('b', 2, 20);
     expect(polledPart((await reg.render()).toString(), withOwn, format)).toBe(
-      await plain(format, [
-        [
-          M.peers,
+      expected(
+        await plain(format, [
           [
-            [{ target: 'a' }, 1],
-            [{ target: 'b' }, 2],
+            M.peers,
+            [
+              [{ target: 'a' }, 1],
+              [{ target: 'b' }, 2],
+            ],
           ],
-        ],
-        [
-          M.ordersTotal,
           [
-            [{ target: 'a' }, 10],
-            [{ target: 'b' }, 20],
+            M.ordersTotal,
+            [
+              [{ target: 'a' }, 10],
+              [{ target: 'b' }, 20],
+            ],
           ],
-        ],
-      ]),
+        ]),
+        withOwn,
+        format,
+      ),
     );
     poll('b', 3, 30);
     store.delete({ scope: 'target', id: 'a', source: 'statistics' });
     poll('c', 4, 40);
     expect(polledPart((await reg.render()).toString(), withOwn, format)).toBe(
-      await plain(format, [
-        [
-          M.peers,
+      expected(
+        await plain(format, [
           [
-            [{ target: 'b' }, 3],
-            [{ target: 'c' }, 4],
+            M.peers,
+            [
+              [{ target: 'b' }, 3],
+              [{ target: 'c' }, 4],
+            ],
           ],
-        ],
-        [
-          M.ordersTotal,
           [
-            [{ target: 'b' }, 30],
-            [{ target: 'c' }, 40],
+            M.ordersTotal,
+            [
+              [{ target: 'b' }, 30],
+              [{ target: 'c' }, 40],
+            ],
           ],
-        ],
-      ]),
+        ]),
+        withOwn,
+        format,
+      ),
     );
   });
 });
