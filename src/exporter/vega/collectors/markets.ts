@@ -17,6 +17,10 @@ import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts }
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
 import type { CollectContext, CollectResult, Collector, Fetcher } from '../../engine/types.js';
+import { errorCode } from '../../errors.js';
+
+/** Failures in which the node gave no answer to judge /markets by. */
+const NO_ANSWER = new Set(['UPSTREAM_TIMEOUT', 'UPSTREAM_CONNECT', 'UPSTREAM_RATE_LIMITED']);
 
 const N = ['network'] as const;
 const MK = 'GET /markets (or /api/v2/markets)';
@@ -380,9 +384,10 @@ export const MARKETS_PAGE = pageRows(MARKET_ROW, MAX_LIST_ROWS);
 export class MarketsCollector implements Collector {
   /**
    * Per client, that is per target (a structural reload makes new clients and a new collector):
-   * whether its GET /markets answered a valid 200 (true: it is asked again) or anything else
-   * (false: /api/v2/markets from then on). A real data node answers 404 there; an unpaginated list
-   * is the largest answer there is, so it is not asked again of a node that did not serve it.
+   * whether its GET /markets answered a valid 200 (true: it is asked again) or answered anything
+   * else (false: /api/v2/markets from then on); until it answers, it is asked at each poll. A real
+   * data node answers 404 there; an unpaginated list is the largest answer there is, so it is not
+   * asked again of a node that did not serve it.
    */
   private readonly legacyMarkets = new WeakMap<Fetcher, boolean>();
 
@@ -402,8 +407,9 @@ export class MarketsCollector implements Collector {
         const res = await ctx.client.get('/markets', [], 'markets', ctx.signal);
         markets = arr(obj(res.json, 'body').markets, 'markets');
       } catch (err) {
+        // No answer (a timeout, a refused connection, a back-off): asked again at the next poll.
+        if (ctx.signal.aborted || NO_ANSWER.has(errorCode(err))) throw err;
         this.legacyMarkets.set(ctx.client, false);
-        if (ctx.signal.aborted) throw err;
         return this.collect(ctx);
       }
       this.legacyMarkets.set(ctx.client, true);

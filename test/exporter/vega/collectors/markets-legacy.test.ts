@@ -75,6 +75,18 @@ describe('legacy GET /markets', () => {
     });
   }
 
+  it('no answer (the connection dropped): the poll fails and /markets is asked again at the next one', async () => {
+    let answered = false;
+    const n = await node((res) => (answered ? json(res, '{"code":5,"message":"Not Found","details":[]}', 404) : res.socket!.destroy()));
+    const c = client(n.url);
+    const first = collector();
+    await expect(poll(first, c, 1)).rejects.toThrow();
+    answered = true;
+    expect(await poll(first, c, 2)).toEqual([2, 2]);
+    expect(n.counts.get('/markets')).toBe(2);
+    expect(n.counts.get('/api/v2/markets')).toBe(2);
+  });
+
   it('answered with a valid 200: asked on every poll, /api/v2/markets never', async () => {
     const n = await node((res) => json(res, LEGACY_OK));
     expect(await poll(collector(), client(n.url), 3)).toEqual([2, 2, 2]);
