@@ -119,10 +119,10 @@ const EXPECTED_SERIES = [
 type Layout = { name: string; instances: (node: number, t: number) => string[] };
 export const LAYOUTS: Layout[] = [
   { name: 'one exporter', instances: () => ['exporter-a:80'] },
-  { name: 'three shards', instances: (i) => [`shard-${i % 3}:19308`] },
+  { name: 'three shards', instances: (i) => [`shard-${i % 3}:80`] },
   {
     name: 'two replicas, one of them missing for five minutes',
-    instances: (_i, t) => (t >= 25 && t < 30 ? ['replica-a:19308'] : ['replica-a:19308', 'replica-b:19308']),
+    instances: (_i, t) => (t >= 25 && t < 30 ? ['replica-a:80'] : ['replica-a:80', 'replica-b:80']),
   },
 ];
 
