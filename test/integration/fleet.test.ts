@@ -120,6 +120,8 @@ describe('probes', () => {
     const s = await sim({ seed: 70, now: new ManualClock().now });
     // Daily schedules: after the first polls, any request the node sees would be the probes'.
     const e = await exporter(s.url, { collectors: DAILY });
+    // Every collector's first poll over, the network-scoped ones' included: nothing else is due today.
+    await waitFor(() => e.exporter.pending(true).length === 0, 10_000);
     const before = [...s.requestCounts.values()].reduce((a, b) => a + b, 0);
     for (const target of ['nope', s.url, 'http://169.254.169.254/latest/meta-data', '']) {
       const r = await fetch(`${e.url}/probe?target=${encodeURIComponent(target)}`);
