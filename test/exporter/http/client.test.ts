@@ -7,29 +7,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyRotationsCollector } from '../../../src/exporter/vega/collectors/key-rotations.js';
 import { ExporterError, UpstreamHttpError } from '../../../src/exporter/errors.js';
 import { HttpClient, type ClientOptions } from '../../../src/exporter/http/client.js';
-import { ENDPOINT_ROWS } from '../../../src/exporter/vega/endpoints.js';
 import { ByteBudget } from '../../../src/exporter/http/budget.js';
+import { clientOptions } from '../../helpers/client-options.js';
 import { walkPages } from '../../../src/exporter/vega/paginate.js';
 import { startSimulator, type Simulator } from '@datanode-exporter/simulator/server';
 import { ManualClock } from '../../helpers/sim.js';
 
 let sim: Simulator;
 const statuses: string[] = [];
-const opts = (over: Partial<ClientOptions> = {}): ClientOptions => ({
-  url: sim.url,
-  headers: {},
-  connectTimeoutMs: 1000,
-  headersTimeoutMs: 2000,
-  bodyTimeoutMs: 2000,
-  requestTimeoutMs: 3000,
-  maxResponseBytes: 1024 * 1024,
-  lists: ENDPOINT_ROWS,
-  requestsPerSecond: 100,
-  burst: 100,
-  retries: 2,
-  onRequest: (_e, s) => statuses.push(s),
-  ...over,
-});
+const opts = (over: Partial<ClientOptions> = {}): ClientOptions => clientOptions(sim.url, { onRequest: (_e, s) => statuses.push(s), ...over });
 const signal = (): AbortSignal => AbortSignal.timeout(10_000);
 
 beforeAll(async () => {

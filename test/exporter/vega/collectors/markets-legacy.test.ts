@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../../src/exporter/http/client.js';
 import { MarketsCollector } from '../../../../src/exporter/vega/collectors/markets.js';
 import { Directory } from '../../../../src/exporter/vega/directory.js';
-import { ENDPOINT_ROWS } from '../../../../src/exporter/vega/endpoints.js';
+import { clientOptions } from '../../../helpers/client-options.js';
 import { hex64, hostileNode, json, market, type HostileNode } from '../../../helpers/hostile.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -29,19 +29,7 @@ async function node(legacy: (res: Parameters<typeof json>[0]) => void): Promise<
 }
 
 function client(url: string): HttpClient {
-  const c = new HttpClient({
-    url,
-    headers: {},
-    connectTimeoutMs: 1000,
-    headersTimeoutMs: 2000,
-    bodyTimeoutMs: 2000,
-    requestTimeoutMs: 3000,
-    maxResponseBytes: 1024 * 1024,
-    lists: ENDPOINT_ROWS,
-    requestsPerSecond: 100,
-    burst: 100,
-    retries: 0,
-  });
+  const c = new HttpClient(clientOptions(url, { retries: 0 }));
   cleanup.push(() => c.close());
   return c;
 }
