@@ -5,7 +5,7 @@
  * then every interval at a stable offset per target and collector, with the same encodings (lists
  * gzipped, single messages uncompressed) and key rotations asked only after the last cursor once the
  * first walk is done; the bench checks that both ask each endpoint as often. It keeps about the same
- * series: undici requests, `JSON.parse`, numeric fields as prom-client gauges, one family a collector
+ * series: undici requests timed into a histogram, `JSON.parse`, numeric fields as prom-client gauges, one family a collector
  * rendered again only when a poll changed its samples, the body put together at most once a second
  * after a poll and served by express as cached text and gzip. No validation, bounds, retries, fleet
  * signals or logs: what the exporter does beyond this is what the bench's ratio to the floor shows.
@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import express from 'express';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { numericLeaves, sameSamples, type FloorSample as Sample } from './stats.js';
@@ -52,6 +52,14 @@ const agent = new Agent({ connections: 4, keepAliveTimeout: 4_000, headersTimeou
 const own = new Registry();
 collectDefaultMetrics({ register: own });
 const requests = new Counter({ name: 'floor_upstream_requests_total', help: 'Requests', labelNames: ['target', 'endpoint'], registers: [own] });
+// The exporter's upstream-request histogram: one series set per target, endpoint class and outcome.
+const latency = new Histogram({
+  name: 'floor_upstream_request_duration_seconds',
+  help: 'Requests',
+  labelNames: ['target', 'class', 'outcome'],
+  buckets: [0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [own],
+});
 const LIST = { accept: 'application/json', 'accept-encoding': 'gzip' };
 const SINGLE = { accept: 'application/json', 'accept-encoding': 'identity' };
 
@@ -59,8 +67,11 @@ async function get(t: Target, path: string, list: boolean, query: Record<string,
   const u = new URL(path, t.url);
   for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
   requests.inc({ target: t.name, endpoint: path });
+  const t0 = performance.now();
   const res = await request(u, { dispatcher: agent, headers: list ? LIST : SINGLE });
   const raw = Buffer.from(await res.body.arrayBuffer());
+  const failed = res.statusCode === 429 || res.statusCode >= 500;
+  latency.observe({ target: t.name, class: list ? 'list' : 'single', outcome: failed ? 'error' : 'success' }, (performance.now() - t0) / 1000);
   if (res.statusCode !== 200) throw new Error(`${path}: HTTP ${res.statusCode}`);
   return JSON.parse((res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')) as unknown;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --node <bin>] [--plain] [--only <workload>] [--seconds <n>] [--rounds <n>]`: the
+ * `npm run bench [-- --node <bin>] [--plain] [--only <workload>] [--seconds <n>] [--rounds <n>] [--baseline <dir>] [--busy]`: the
  * sizing table of docs/performance.md. Each workload gets a fresh simulator and a fresh exporter,
  * started as operators start it: dist/exporter/cli.js run by its shebang (the one place its launch
  * settings are written). After /readyz answers 200 and a warm-up, a steady window scraped 2/s as
@@ -9,7 +9,8 @@
  * again. Then the same for the Node floor (bench/floor.ts, the same polls done minimally, run with the
  * shebang's settings) against a fresh simulator of the same workload, and again, exporter and floor
  * alternating, for each round. Each figure is printed as the median over the rounds with its range,
- * and as a ratio to the floor's (the median over the rounds' pairs).
+ * and as a ratio to the floor's (the median over the rounds' pairs). `--baseline` runs another
+ * checkout's exporter as a third subject in each round (a release against the one before it).
  *
  * The simulator records the requests it serves per endpoint (GET /__sim/state): over whole minutes
  * from the end of the warm-up, they give each subject's upstream requests a minute per endpoint. The
@@ -71,14 +72,12 @@ interface Workload {
   name: string;
   sim: string[];
   fleet?: boolean;
-  /** Report scrape p99 during polls against idle. */
-  ratio?: boolean;
   /** An exporter config file (YAML) besides --datanode.url. */
   config?: string;
 }
 const WORKLOADS: Workload[] = [
   { key: '1target', name: '1 target', sim: [] },
-  { key: '17k', name: '17k', sim: ['--markets', '200', '--rotations', '100000'], ratio: true },
+  { key: '17k', name: '17k', sim: ['--markets', '200', '--rotations', '100000'] },
   { key: '100targets', name: '100 targets', sim: ['--nodes', '100'], fleet: true },
   // Above 500 markets (the default guard) and 100,000 series a network, per-market series need the guard
   // and the network's series limit raised, as an operator would.
@@ -90,13 +89,15 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
-const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only <${WORKLOADS.map((w) => w.key).join('|')}>] [--seconds <n>] [--rounds <n>]
+const USAGE = `Usage: npm run bench -- [--node <node binary>] [--plain] [--only <${WORKLOADS.map((w) => w.key).join('|')}>] [--seconds <n>] [--rounds <n>] [--baseline <dir>] [--busy]
   --node     run the exporter on this node (its directory goes first on PATH, for the shebang's env)
   --plain    <node> dist/exporter/cli.js, without the shebang's settings (to compare)
   --only     one workload
   --seconds  each measured window (default 60; the warm-up is half of it, at most 30 s); upstream
              requests are counted over whole minutes, at least one
-  --rounds   exporter and floor runs per workload, alternating (default 2)`;
+  --rounds   exporter and floor runs per workload, alternating (default 2)
+  --baseline another checkout (built, with its node_modules): its exporter runs as a third subject, between the two
+  --busy     another process keeps one core busy for the whole run`;
 
 const { values: args } = parseArgs({
   options: {
@@ -105,6 +106,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     seconds: { type: 'string', default: '60' },
     rounds: { type: 'string', default: '2' },
+    baseline: { type: 'string' },
+    busy: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -119,6 +122,7 @@ const ROUNDS = Number(args.rounds);
 const REQUEST_S = requestWindowSeconds(2 * SECONDS);
 const selected = args.only ? WORKLOADS.filter((w) => w.key === args.only!.replace(/\s+/g, '').toLowerCase()) : WORKLOADS;
 const nodeBin = args.node ? resolve(args.node) : undefined;
+const BASELINE_CLI = args.baseline ? join(resolve(args.baseline), 'dist/exporter/cli.js') : undefined;
 if (
   !Number.isInteger(SECONDS) ||
   SECONDS < 5 ||
@@ -127,7 +131,8 @@ if (
   ROUNDS < 1 ||
   ROUNDS > 10 ||
   selected.length === 0 ||
-  (nodeBin && !existsSync(nodeBin))
+  (nodeBin && !existsSync(nodeBin)) ||
+  (BASELINE_CLI && !existsSync(BASELINE_CLI))
 ) {
   console.error(`bench: bad arguments\n${USAGE}`);
   process.exit(2);
@@ -278,7 +283,7 @@ async function simRequests(urls: readonly string[]): Promise<Requests[]> {
 }
 
 // ---- one workload ----
-type Subject = 'exporter' | 'floor';
+type Subject = 'exporter' | 'baseline' | 'floor';
 interface Row {
   workload: string;
   subject: Subject;
@@ -340,7 +345,10 @@ async function runWorkload(w: Workload, subject: Subject, round: number): Promis
       // The floor takes the exporter's arguments and starts as the exporter does: the shebang's settings unless --plain.
       const launch = args.plain ? { env: {}, nodeArgs: [] } : shebangLaunch(readFileSync(CLI, 'utf8').split('\n', 1)[0]!);
       exp = start('floor', nodeBin ?? 'node', [...launch.nodeArgs, FLOOR, ...expArgs], { ...env, ...launch.env });
-    } else exp = args.plain ? start('exporter', nodeBin ?? 'node', [CLI, ...expArgs], env) : start('exporter', CLI, expArgs, env);
+    } else {
+      const cli = subject === 'baseline' ? BASELINE_CLI! : CLI;
+      exp = args.plain ? start(subject, nodeBin ?? 'node', [cli, ...expArgs], env) : start(subject, cli, expArgs, env);
+    }
     procs.push(exp);
     const metricsUrl = await exp.waitLine((l) => {
       try {
@@ -360,15 +368,19 @@ async function runWorkload(w: Workload, subject: Subject, round: number): Promis
     const until = measureFrom + SECONDS * 1000;
     const windows = new Map<string, Window>();
     let last: Scrape | undefined;
+    // An exporter reports each collector's last poll until its next one (15 s at the shortest): every
+    // tenth body is enough to see them all, and keeps the bench's own work on a large body low.
+    let n = 0;
     const loop = scrapeLoop(metricsUrl, until, SCRAPE_EVERY_MS, (s) => {
       if (!s.ok) return;
       last = s;
-      if (w.ratio && subject === 'exporter') for (const win of pollWindows(text(s))) windows.set(win.join(), win);
+      if (subject !== 'floor' && n++ % 10 === 0) for (const win of pollWindows(text(s))) windows.set(win.join(), win);
     });
     await sleep(measureFrom - Date.now());
     const requestsFrom = await simRequests(simUrls);
     const { rssMiB, rssMaxMiB, cpuPct } = await usage(pid, SECONDS);
     const measured = (await loop).filter((s) => s.start >= measureFrom);
+    if (subject !== 'floor') for (const win of pollWindows(text(last))) windows.set(win.join(), win);
     const slowLoop = scrapeLoop(metricsUrl, Date.now() + SECONDS * 1000, SCRAPE_SLOW_MS, () => {});
     const slow = await usage(pid, SECONDS);
     const slowScrapes = (await slowLoop).length;
@@ -395,7 +407,7 @@ async function runWorkload(w: Workload, subject: Subject, round: number): Promis
       requests,
       requestSeconds: REQUEST_S,
     };
-    if (w.ratio && subject === 'exporter') {
+    if (subject !== 'floor') {
       const busy = ok.filter((s) => duringPoll(s.start, s.end, windows.values(), POLL_TAIL_MS)).map((s) => s.ms);
       const idle = ok.filter((s) => !duringPoll(s.start, s.end, windows.values(), POLL_TAIL_MS)).map((s) => s.ms);
       const p99ms = percentile(busy, 99);
@@ -410,6 +422,7 @@ async function runWorkload(w: Workload, subject: Subject, round: number): Promis
 }
 
 // ---- main ----
+const SUBJECTS: Subject[] = BASELINE_CLI ? ['exporter', 'baseline', 'floor'] : ['exporter', 'floor'];
 const fmt = (n: number, digits = 0): string =>
   Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
 /** The median, and its range in parentheses over more than one round. */
@@ -437,7 +450,7 @@ const rates = (s: Summary): { requests: Requests; minutes: number } => ({
 
 async function main(): Promise<void> {
   // A bound on the whole run: the build, then each run's start-up, warm-up and windows, with margin.
-  const budgetS = 300 + selected.length * ROUNDS * 2 * (WARM + Math.max(2 * SECONDS, REQUEST_S) + 150);
+  const budgetS = 300 + selected.length * ROUNDS * SUBJECTS.length * (WARM + Math.max(2 * SECONDS, REQUEST_S) + 150);
   setTimeout(() => {
     console.error(`bench: not done within ${budgetS} s; giving up`);
     process.exit(1);
@@ -452,14 +465,14 @@ async function main(): Promise<void> {
     stdio: ['ignore', 2, 2],
     timeout: 300_000,
   });
+  if (args.busy) start('busy', process.execPath, ['-e', 'for (;;) {}'], process.env);
   const started = new Date();
   const summaries: Summary[] = [];
   for (const w of selected) {
-    const exp: Summary = { workload: w.name, subject: 'exporter', rows: [] };
-    const floor: Summary = { workload: w.name, subject: 'floor', rows: [] };
-    summaries.push(exp, floor);
+    const subjects = SUBJECTS.map((subject): Summary => ({ workload: w.name, subject, rows: [] }));
+    summaries.push(...subjects);
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const s of [exp, floor]) {
+      for (const s of subjects) {
         console.error(
           `bench: ${w.name}, ${s.subject}, round ${round} of ${ROUNDS} (${WARM} s warm-up, ${SECONDS} s scraped 2/s, ${SECONDS} s scraped once per 15 s)`,
         );
@@ -468,12 +481,13 @@ async function main(): Promise<void> {
     }
   }
   const floorOf = (s: Summary): Summary | undefined => summaries.find((f) => f.subject === 'floor' && f.workload === s.workload);
-  const name = (s: Summary): string => (s.subject === 'floor' ? `${s.workload}: Node floor` : s.workload);
+  const name = (s: Summary): string =>
+    s.subject === 'floor' ? `${s.workload}: Node floor` : s.subject === 'baseline' ? `${s.workload}: baseline` : s.workload;
   const rows = summaries.flatMap((s) => s.rows);
   const launch = args.plain ? `plain: ${nodeBin ?? 'node'} dist/exporter/cli.js` : `its shebang: ${readFileSync(CLI, 'utf8').split('\n', 1)[0]}`;
   const header =
-    `Node ${rows[0]?.node ?? '?'}; the exporter and the Node floor run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ` +
-    `${ROUNDS} round(s) a workload, exporter and floor alternating; ${WARM} s warm-up, then ${SECONDS} s scraped 2/s with gzip and ${SECONDS} s scraped once per 15 s. ` +
+    `Node ${rows[0]?.node ?? '?'}; the exporter${BASELINE_CLI ? `, the baseline (${args.baseline})` : ''} and the Node floor run by ${launch}; ${cpus()[0]?.model.trim() ?? '?'} × ${cpus().length}; ` +
+    `${args.busy ? 'another process keeping one core busy; ' : ''}${ROUNDS} round(s) a workload, ${SUBJECTS.join(', ')} alternating; ${WARM} s warm-up, then ${SECONDS} s scraped 2/s with gzip and ${SECONDS} s scraped once per 15 s. ` +
     `Each figure: the median over the rounds (its range); ratios to the floor: each round's exporter over the floor run after it`;
   const failures: string[] = [];
   const lines = [
@@ -569,6 +583,8 @@ async function main(): Promise<void> {
         at: started.toISOString(),
         launch,
         plain: args.plain,
+        baseline: args.baseline,
+        busy: args.busy,
         cpus: cpus().length,
         model: cpus()[0]?.model,
         warmupS: WARM,
