@@ -103,10 +103,11 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated', () => {
       },
     });
     cleanup.push(node.close);
-    // The shipped defaults: pages of 500 markets asked for, markets.max_markets 500.
+    // The shipped defaults: pages of 500 markets asked for, markets.max_markets 500. A walk every 5 s:
+    // the test waits for five of them.
     const p = await spawnExporter({
       targets: [{ name: 'n', url: node.url }],
-      collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '15s' } },
+      collectors: { ...QUIET, statistics: { interval: '2s' }, markets: { interval: '5s' } },
     });
     cleanup.push(p.stop);
     // Start-up and the first poll overlap (modules still compiling): measured from the first applied poll on.
