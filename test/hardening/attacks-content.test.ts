@@ -184,7 +184,7 @@ describe.skipIf(process.platform !== 'linux')('the network scope at its series l
         markets: { enabled: false },
         market_data: { enabled: false },
         network_data: { enabled: false },
-        key_rotations: { interval: '15s' },
+        key_rotations: { interval: '5s' },
       },
     });
     cleanup.push(p.stop);

@@ -73,7 +73,7 @@ describe.skipIf(process.platform !== 'linux')('long strings and fresh keys', () 
     cleanup.push(node.close);
     const p = await spawnExporter({
       targets: [{ name: 'n', url: node.url }],
-      collectors: { ...QUIET, statistics: { interval: '5s' }, markets: { interval: '5s' }, key_rotations: { interval: '15s' } },
+      collectors: { ...QUIET, statistics: { interval: '5s' }, markets: { interval: '5s' }, key_rotations: { interval: '5s' } },
     });
     cleanup.push(p.stop);
     const w = watchPod(p);
@@ -165,8 +165,8 @@ describe.skipIf(process.platform !== 'linux')('long strings and fresh keys', () 
         ...QUIET,
         statistics: { interval: '5s' },
         markets: { interval: '5s' },
-        node_signatures: { interval: '15s', ids: [hex64(1, 'r')] },
-        positions: { interval: '15s', party_ids: [hex64(2, 'p')] },
+        node_signatures: { interval: '5s', ids: [hex64(1, 'r')] },
+        positions: { interval: '5s', party_ids: [hex64(2, 'p')] },
       },
     });
     cleanup.push(p.stop);
@@ -227,7 +227,7 @@ describe.skipIf(process.platform !== 'linux')('a network at its series limit', (
       // The network's only network-scoped collector: its share is the whole limit.
       const p = await spawnExporter({
         targets: [{ name: 'n', url: node.url }],
-        collectors: { ...QUIET, statistics: { interval: '5s' }, markets: { enabled: false }, key_rotations: { interval: '15s' } },
+        collectors: { ...QUIET, statistics: { interval: '5s' }, markets: { enabled: false }, key_rotations: { interval: '5s' } },
       });
       cleanup.push(p.stop);
       const w = watchPod(p);
