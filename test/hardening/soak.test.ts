@@ -12,5 +12,5 @@ describe('soak (short)', () => {
     // The series follow the market count both ways (markets appear and vanish).
     expect(summary.seriesMax).toBeGreaterThan(summary.seriesMin);
     expect(summary.ok).toBe(true);
-  }, 300_000); // a hang guard: the loop takes about a minute on an idle machine
+  }, 300_000); // a hang guard: the loop takes about 16 s on a two-core machine
 });

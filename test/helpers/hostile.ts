@@ -92,16 +92,32 @@ export function v2Markets(rows: readonly unknown[]): string {
   return JSON.stringify({ markets: { edges: rows.map((node, i) => ({ node, cursor: String(i + 1) })), pageInfo: { hasNextPage: false, endCursor: '' } } });
 }
 
-/** Wait until the node has answered `path` (any of them) `n` more times, then a little for the poll to apply. */
-export async function polled(node: HostileNode, path: string | readonly string[], n: number, ms = 120_000): Promise<void> {
-  const count = (): number => [path].flat().reduce((a, p) => a + (node.counts.get(p) ?? 0), 0);
-  const start = count();
+/** Requests the node has answered at `path` (any of them) since it started. */
+const answers = (node: HostileNode, path: string | readonly string[]): number => [path].flat().reduce((a, p) => a + (node.counts.get(p) ?? 0), 0);
+
+/** Wait until the node has answered each path (or list of paths) its number of times in all, then a little for the polls to apply. */
+async function answeredAt(node: HostileNode, totals: [string | readonly string[], number][], ms: number): Promise<void> {
   const end = Date.now() + ms;
-  while (count() < start + n) {
-    if (Date.now() > end) throw new Error(`${[path].flat().join(' or ')} not polled in time`);
-    await new Promise((r) => setTimeout(r, 50));
+  for (const [path, n] of totals) {
+    while (answers(node, path) < n) {
+      if (Date.now() > end) throw new Error(`${[path].flat().join(' or ')} not polled in time`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
   await new Promise((r) => setTimeout(r, 1_000));
+}
+
+/** Wait until the node has answered `path` (any of them) `n` more times, then a little for the poll to apply. */
+export async function polled(node: HostileNode, path: string | readonly string[], n: number, ms = 120_000): Promise<void> {
+  await answeredAt(node, [[path, answers(node, path) + n]], ms);
+}
+
+/**
+ * Wait until the node has answered each path `n` times since it started, then a little for the
+ * polls to apply. Polls sent before the call count: a first poll may be sent before the test asks.
+ */
+export async function answered(node: HostileNode, totals: Record<string, number>, ms = 120_000): Promise<void> {
+  await answeredAt(node, Object.entries(totals), ms);
 }
 
 /** A collector's success value ('0' or '1') in a /metrics body, node- or network-scoped. */
