@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['test/hardening/attacks*.test.ts', 'test/hardening/soak.test.ts'],
     // The exporter compiled once for every attack file (they run its build, not tsx).
     globalSetup: ['test/helpers/build-once.ts'],
+    // The soak reads the heap after a collection: gc() exposed at launch, as `npm run soak` does.
+    execArgv: ['--expose-gc'],
     maxWorkers: 1,
     fileParallelism: false,
     testTimeout: 120_000,

@@ -118,7 +118,7 @@ describe.skipIf(process.platform !== 'linux')('pages accumulated', () => {
     await polled(node, '/api/v2/markets', 2 * 21);
     const text = await (await fetch(`${p.url}/metrics`)).text();
     const asked = node.counts.get('/api/v2/markets')! - before;
-    // The walk stops past 10,000 markets: 21 pages of 500 a poll (before: all 100).
+    // The walk stops past 10,000 markets: 21 pages of 500 a poll, not all 100.
     expect(asked).toBeLessThanOrEqual(3 * 21);
     expect(success(text, 'markets')).toBe('1');
     expect(text).toMatch(/^datanode_exporter_markets_over_limit\{[^}]*\} 1$/m);
