@@ -1,5 +1,7 @@
 /** Reading the files an operator names (configuration, web config, TLS, secrets, discovery), bounded. */
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 
 /** The largest configuration, web-config or TLS file read: hand-written files are far smaller. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -21,4 +23,15 @@ export function readRegularFile(path: string, maxBytes = MAX_FILE_BYTES): Buffer
   } finally {
     closeSync(fd);
   }
+}
+
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The YAML parser, loaded when a file is first read: an exporter configured by flags and
+ * environment alone never needs it (about 1.3 MiB of resident memory on Node 24).
+ */
+export function yaml(): typeof Yaml {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return yamlModule;
 }

@@ -1,7 +1,7 @@
 /**
  * Fake time for schedule and deadline tests. Only the clock (Date) and the timer functions are
- * faked, so node-cron (which arms a plain setTimeout to each next match and reads `new Date()`),
- * the scheduler's starts within a second and the deadline timers run on it, while real I/O (sockets, setImmediate,
+ * faked, so the scheduler's tick and its starts within a second (plain setTimeouts that read
+ * `Date.now()`) and the deadline timers run on it, while real I/O (sockets, setImmediate,
  * process.nextTick) still runs. Nothing here waits on wall-clock time.
  */
 import { vi } from 'vitest';

@@ -3,10 +3,10 @@
  * the schema. Every problem becomes a ConfigError that names the field and what was expected.
  */
 import { parseArgs } from 'node:util';
-import { CST, LineCounter, Parser, isMap, isScalar, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
+import type { CST, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { readRegularFile } from '../files.js';
+import { readRegularFile, yaml } from '../files.js';
 import { LOG_FORMATS, LOG_LEVELS, configSchema, type Config } from './schema.js';
 import { resolveTargetSecrets } from './secrets.js';
 
@@ -254,6 +254,7 @@ function unclosedBracket(text: string): string | undefined {
     }
     return undefined;
   };
+  const { LineCounter, Parser } = yaml();
   const lines = new LineCounter();
   for (const doc of new Parser(lines.addNewLine).parse(text)) {
     const fc = open(doc);
@@ -276,9 +277,10 @@ function readFile(path: string): { data: Record<string, unknown>; text: string }
   } catch (err) {
     throw new ConfigError(`config.file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  const { parse, YAMLParseError } = yaml();
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parse(text);
   } catch (err) {
     const where = err instanceof YAMLParseError && err.linePos ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
     const why = err instanceof YAMLParseError ? `: ${yamlReason(err, text)}` : '';
@@ -291,6 +293,7 @@ function readFile(path: string): { data: Record<string, unknown>; text: string }
 
 /** Where a setting (or one key of the mapping there) is written in the file: "line L, column C". */
 function locate(text: string, path: readonly PropertyKey[], key?: string): string | undefined {
+  const { LineCounter, isMap, isScalar, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines });
   const node = path.length > 0 ? doc.getIn(path as (string | number)[], true) : doc.contents;

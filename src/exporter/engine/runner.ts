@@ -1,6 +1,6 @@
 /**
  * Runs one collector for one scope (a target, or a network): polls with no overlap at a stable
- * offset within the interval, on the process's one node-cron tick (engine/cron.ts), a deadline per run, the result applied
+ * offset within the interval, on the process's one scheduler tick (engine/cron.ts), a deadline per run, the result applied
  * to the store in one step, success/duration/last-success series, and one log line per state change (not per failed poll).
  * A network-scoped runner tries its candidate targets in order until one answers.
  */

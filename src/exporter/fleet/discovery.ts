@@ -4,8 +4,7 @@
  * targets than allowed (per file, and in all), keeps its previous targets, and says so once.
  */
 import { createHash } from 'node:crypto';
-import { Lexer, parse as parseYaml } from 'yaml';
-import { readRegularFile } from '../files.js';
+import { readRegularFile, yaml } from '../files.js';
 import type { TargetConfig } from '../config/schema.js';
 import { resolveTargetSecrets } from '../config/secrets.js';
 import type { Logger } from '../logger.js';
@@ -34,7 +33,7 @@ export function sequenceEntries(text: string, max: number): number {
   let n = 0;
   const flow: string[] = [];
   let scalar = false;
-  for (const token of new Lexer().lex(text)) {
+  for (const token of new (yaml().Lexer)().lex(text)) {
     if (scalar) {
       scalar = false; // a scalar's source, whatever it holds
       continue;
@@ -106,7 +105,7 @@ export class Discovery {
       return { code: 'DISCOVERY_TOO_MANY_TARGETS', msg: `lists more than ${perFile} targets (discovery.max_targets_per_file)` };
     let doc: unknown;
     try {
-      doc = parseYaml(text); // YAML is a superset of JSON: one parser for both
+      doc = yaml().parse(text); // YAML is a superset of JSON: one parser for both
     } catch {
       return { code: 'DISCOVERY_INVALID', msg: 'not valid YAML or JSON' };
     }

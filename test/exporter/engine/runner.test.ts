@@ -1,7 +1,7 @@
 /**
  * CollectorRunner with fake collectors and a real store: no overlap, the deadline, fail-over,
  * one log line per state change, the meta series, max age, stop. runOnce is driven directly;
- * one test lets node-cron fire on a 1 s schedule.
+ * one test lets the scheduler fire on a 1 s schedule.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CollectContext, CollectResult, CollectorIdentity, Fetcher } from '../../../src/exporter/engine/types.js';

@@ -3,13 +3,12 @@
  * targets' polls do not all land in the same second, and a reload keeps unchanged targets' offsets.
  *
  * Nothing here waits on the wall clock: the scheduler and the runners run on a fake clock that
- * drives node-cron's own timers (test/helpers/fake-clock.ts), where a start lands on the exact
+ * drives the scheduler's own timers (test/helpers/fake-clock.ts), where a start lands on the exact
  * millisecond of its offset; the fleet's runners are checked by their offsets.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import cron from 'node-cron';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { configSchema, type Config } from '../../../src/exporter/config/schema.js';
 import { Exporter } from '../../../src/exporter/exporter.js';
 import { createLogger } from '../../../src/exporter/logger.js';
@@ -81,25 +80,45 @@ describe('the scheduler', () => {
     });
   });
 
-  it('one node-cron task for any number of jobs, gone with the last one; a cancelled job starts no more', async () => {
+  it('one timer for any number of jobs, gone with the last one; a cancelled job starts no more', async () => {
     await withFakeClock(T0, async (clock) => {
-      const before = cron.getTasks().size;
+      const before = vi.getTimerCount();
       const scheduler = new Scheduler();
       let hourly = 0;
-      const jobs = Array.from({ length: 1000 }, (_, i) => scheduler.every(3_600_000, (i * 3_599) % 3_600_000, () => (hourly += 1)));
+      const offsets = Array.from({ length: 1000 }, (_, i) => (i * 3_599) % 3_600_000);
+      const jobs = offsets.map((o) => scheduler.every(3_600_000, o, () => (hourly += 1)));
       let fast = 0;
       const each = scheduler.every(1000, 500, () => (fast += 1));
-      expect(cron.getTasks().size).toBe(before + 1);
+      // The tick, and a start for each job due before T0's second ends (09:00:03.250 to 09:00:04):
+      // the hourly ones with offsets in that span, and the fast one at 09:00:03.500.
+      const dueThisSecond = offsets.filter((o) => o >= 3_250 && o < 4_000).length + 1;
+      expect(vi.getTimerCount()).toBe(before + 1 + dueThisSecond);
       await clock.advance(10_000);
       expect(fast).toBe(10);
       // 10 s of the hour hold the offsets 0 to 10 s of the 1000 hourly jobs' spread.
-      expect(hourly).toBe(jobs.filter((_, i) => mod(((i * 3_599) % 3_600_000) - T0, 3_600_000) < 10_000).length);
+      expect(hourly).toBe(offsets.filter((o) => mod(o - T0, 3_600_000) < 10_000).length);
       each.cancel();
       await clock.advance(10_000);
       expect(fast).toBe(10);
       for (const j of jobs) j.cancel();
       expect(scheduler.size).toBe(0);
-      expect(cron.getTasks().size).toBe(before);
+      expect(vi.getTimerCount()).toBe(before);
+    });
+  });
+
+  it('a job that cancels the last job and schedules one in its place leaves one tick running', async () => {
+    await withFakeClock(T0, async (clock) => {
+      const before = vi.getTimerCount();
+      const scheduler = new Scheduler();
+      let replaced = 0;
+      const first = scheduler.every(1000, 0, () => {
+        first.cancel();
+        scheduler.every(1000, 0, () => (replaced += 1));
+      });
+      await clock.advance(5_000);
+      expect(replaced).toBe(4);
+      // The tick alone: T0 + 5 s is 09:00:08.250, past this second's start at :08.000.
+      expect(vi.getTimerCount()).toBe(before + 1);
     });
   });
 
@@ -168,7 +187,7 @@ describe('a fleet of 100 targets', () => {
 });
 
 /**
- * Real runners on node-cron, on a fake clock. The collector answers at once and notes the time it
+ * Real runners on the scheduler, on a fake clock. The collector answers at once and notes the time it
  * was asked: on a fake clock that is the millisecond the schedule fired, exactly.
  */
 describe('runners polling on the spread schedule (fake clock)', () => {
