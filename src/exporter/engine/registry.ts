@@ -38,10 +38,15 @@ export interface Source {
   has: (m: MetricDef) => boolean;
   /** A number that changes whenever the family's series may have: its text is rendered once per version. */
   version?: (m: MetricDef) => number;
+  /**
+   * The family's series source by source, in order (together, what `series` gives): a list stays
+   * the same object while its series are unchanged, so its lines are rendered once.
+   */
+  lists?: (m: MetricDef) => readonly (readonly SeriesValue[])[];
 }
 
 export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
-  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m) };
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m), lists: (m) => store.lists(m) };
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
@@ -55,7 +60,8 @@ type Family = Gauge | Counter;
  * Rendering all of /metrics on every change doubled the CPU and the scrape latency during polls of
  * a large network (the sizing bench). So, with the exporter's own metrics (`own`), each polled
  * family sits in a registry of its own, rendered by its registry.metrics() once per version of its
- * series; the body is those expositions one after another, then the own metrics' (which ends it,
+ * series, and then only for the sources (targets, networks) whose series changed (bySource); the
+ * body is those expositions one after another, then the own metrics' (which ends it,
  * OpenMetrics' `# EOF` included: the families' own `# EOF` lines are left out). Without them (a
  * probe), the families with series are registered in one registry and registry.metrics() renders it.
  */
@@ -70,6 +76,12 @@ export class FamilyRegistry {
   private registered: Family[] = [];
   /** Each family's rendered text, with the version of its series it was rendered from. */
   private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer }>();
+  /** Each family's HELP and TYPE lines. */
+  private readonly headers = new Map<MetricDef, string>();
+  /** The lines of one source's list of series (Source.lists), for as long as the store holds that list. */
+  private readonly lines = new WeakMap<readonly SeriesValue[], string>();
+  /** While set, the family being rendered serves these series instead of the source's. */
+  private only: readonly SeriesValue[] | undefined;
   private readonly excluded = new Set<MetricDef>();
   private flagged = false;
 
@@ -81,7 +93,7 @@ export class FamilyRegistry {
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
     for (const def of catalogue) {
-      const read = (): SeriesValue[] => (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
+      const read = (): readonly SeriesValue[] => this.only ?? (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
       const metric = familyOf(def, read);
       this.families.set(def, metric);
       if (!own) continue;
@@ -150,14 +162,52 @@ export class FamilyRegistry {
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        const text = await this.alone.get(def)!.metrics();
-        hit = { version, bytes: Buffer.from(this.format === 'openmetrics' && text.endsWith(EOF) ? text.slice(0, -EOF.length) : text, 'utf8') };
+        const text = this.source.lists && def !== SELF.metricsTruncated ? await this.bySource(def, this.source.lists(def)) : await this.renderAlone(def);
+        hit = { version, bytes: Buffer.from(text, 'utf8') };
         this.texts.set(def, hit);
         await nextTurn();
       }
       out.push({ def, bytes: hit.bytes });
     }
     return out;
+  }
+
+  /**
+   * A family's text from its lists of series, one after another: a poll changes a few sources'
+   * series, and rendering the whole family again for them cost most of a render (100 targets).
+   * Each list's lines are what prom-client renders for the family holding that list alone, after
+   * the HELP and TYPE lines: the concatenation is the text of the whole family.
+   */
+  private async bySource(def: MetricDef, lists: readonly (readonly SeriesValue[])[]): Promise<string> {
+    let header = this.headers.get(def);
+    if (header === undefined) {
+      header = await this.renderAlone(def, []);
+      this.headers.set(def, header);
+    }
+    const out = [header];
+    for (const list of lists) {
+      let lines = this.lines.get(list);
+      if (lines === undefined) {
+        const text = await this.renderAlone(def, list);
+        // Never expected: prom-client renders each series on a line of its own, after the header.
+        if (!text.startsWith(header)) return this.renderAlone(def);
+        lines = text.slice(header.length);
+        this.lines.set(list, lines);
+      }
+      out.push(lines);
+    }
+    return out.join('');
+  }
+
+  /** One family's exposition from its own registry (the `# EOF` left out): its series, or `only` these. */
+  private async renderAlone(def: MetricDef, only?: readonly SeriesValue[]): Promise<string> {
+    this.only = only;
+    try {
+      const text = await this.alone.get(def)!.metrics();
+      return this.format === 'openmetrics' && text.endsWith(EOF) ? text.slice(0, -EOF.length) : text;
+    } finally {
+      this.only = undefined;
+    }
   }
 
   /** Register these families and the own metrics in `registry`, unless they are the ones registered. */

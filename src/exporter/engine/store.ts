@@ -149,6 +149,11 @@ export class SeriesStore {
     return out;
   }
 
+  /** The family's series in each entry holding them, in key order; a list is the same object while its series are unchanged. */
+  lists(m: MetricDef): (readonly SeriesValue[])[] {
+    return this.holding(m).map((e) => e.families.get(m)!);
+  }
+
   /** Whether any entry holds series of this family. */
   has(m: MetricDef): boolean {
     return this.holding(m).length > 0;
