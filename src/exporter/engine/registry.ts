@@ -53,6 +53,27 @@ export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolea
 type Family = Gauge | Counter;
 
 /**
+ * A family of the exporter's own kept as prom-client metrics of one name, one per part (a
+ * target's histogram), so that only the parts that moved since the last render are rendered again.
+ */
+export interface PartedFamily {
+  /** The family with no series: what gives its HELP and TYPE lines. */
+  readonly empty: Metric;
+  /** The parts in exposition order; `version` moves whenever the part's series may have. */
+  parts(): readonly { readonly metric: Metric; readonly version: number }[];
+}
+
+/** What a render adds of the exporter's own. */
+export interface OwnMetrics {
+  build: BuildInfo;
+  seriesCount: () => number;
+  /** Metrics of the exporter's own beyond these (prom-client metrics it keeps itself). */
+  extra?: readonly Metric[];
+  /** Families of its own kept in parts, rendered after the others. */
+  parted?: readonly PartedFamily[];
+}
+
+/**
  * prom-client registries for one format. Each catalogue family is a Gauge or Counter serving the
  * series the source holds now; only families with series are served, in catalogue order, then the
  * process metrics and the exporter's own gauges.
@@ -72,6 +93,9 @@ export class FamilyRegistry {
   /** Each polled family in a registry of its own, so that its registry.metrics() renders it alone. */
   private readonly alone = new Map<MetricDef, Registry<RegistryContentType>>();
   private readonly own: Metric[] = [];
+  private readonly parted: readonly PartedFamily[];
+  /** Each part's registry, and its lines (after the family's header) with the version they were rendered from. */
+  private readonly partTexts = new WeakMap<Metric, { registry: Registry<RegistryContentType>; version: number; lines: string }>();
   /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
   /** Each family's rendered text, with the version of its series it was rendered from. */
@@ -89,7 +113,7 @@ export class FamilyRegistry {
     readonly format: Format,
     catalogue: readonly MetricDef[],
     private readonly source: Source,
-    own?: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] },
+    own?: OwnMetrics,
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
     for (const def of catalogue) {
@@ -103,6 +127,7 @@ export class FamilyRegistry {
       this.alone.set(def, alone);
     }
     if (own) this.own = ownMetrics(own);
+    this.parted = own?.parted ?? [];
     // Every family registered until the first render, so that the registry lists all it can serve.
     this.register([...this.families.values()]);
   }
@@ -121,7 +146,7 @@ export class FamilyRegistry {
     }
     this.register([]);
     let parts = await this.parts();
-    const own = Buffer.from(await this.registry.metrics(), 'utf8');
+    const own = await this.ownBytes();
     if (parts.reduce((n, p) => n + p.bytes.length, own.length) > limit) {
       // Families after the limit are left out, and the flag says so.
       let size = 0;
@@ -135,6 +160,45 @@ export class FamilyRegistry {
       parts = await this.parts();
     }
     return Buffer.concat([...parts.map((p) => p.bytes), own]);
+  }
+
+  /**
+   * The own metrics, then the parted families (as prom-client puts a family after another in one
+   * registry: a blank line between them in the text format), then OpenMetrics' `# EOF`.
+   */
+  private async ownBytes(): Promise<Buffer> {
+    let text = await this.registry.metrics();
+    if (this.parted.length === 0) return Buffer.from(text, 'utf8');
+    const open = this.format === 'openmetrics' && text.endsWith(EOF);
+    if (open) text = text.slice(0, -EOF.length);
+    const out = [text];
+    for (const family of this.parted) {
+      await nextTurn();
+      const header = await this.partLines(family.empty, 0, '');
+      out.push(this.format === 'text' ? `\n${header}` : header);
+      for (const { metric, version } of family.parts()) out.push(await this.partLines(metric, version, header));
+    }
+    if (open) out.push(EOF);
+    return Buffer.from(out.join(''), 'utf8');
+  }
+
+  /** A part's exposition after the family's header, rendered again only when its version moved. */
+  private async partLines(metric: Metric, version: number, header: string): Promise<string> {
+    let hit = this.partTexts.get(metric);
+    if (hit && hit.version === version) return hit.lines;
+    if (!hit) {
+      const registry = new Registry<RegistryContentType>();
+      registry.setContentType(CONTENT_TYPES[this.format]);
+      registry.registerMetric(metric);
+      hit = { registry, version, lines: '' };
+      this.partTexts.set(metric, hit);
+    }
+    let text = await hit.registry.metrics();
+    if (this.format === 'openmetrics' && text.endsWith(EOF)) text = text.slice(0, -EOF.length);
+    hit.version = version;
+    // Never expected otherwise: every part of a family has the same HELP and TYPE lines.
+    hit.lines = text.startsWith(header) ? text.slice(header.length) : text;
+    return hit.lines;
   }
 
   /** Whether the last render left families out. */
@@ -221,7 +285,7 @@ export class FamilyRegistry {
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
-function ownMetrics(own: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] }): Metric[] {
+function ownMetrics(own: OwnMetrics): Metric[] {
   // collectDefaultMetrics registers into a registry: a scratch one, from which the metrics are taken.
   const scratch = new Registry();
   collectDefaultMetrics({ register: scratch });
@@ -297,11 +361,7 @@ export class Exposition {
   constructor(
     private readonly store: SeriesStore,
     private readonly catalogue: readonly MetricDef[],
-    private readonly own: {
-      build: BuildInfo;
-      seriesCount: () => number;
-      /** Metrics of the exporter's own beyond these (prom-client metrics it keeps itself). */
-      extra?: readonly Metric[];
+    private readonly own: OwnMetrics & {
       /** Told when a render first leaves families out (and again after one that did not). */
       onTruncated?: (limit: number) => void;
     },
