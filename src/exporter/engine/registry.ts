@@ -99,7 +99,7 @@ export class FamilyRegistry {
   /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
   /** Each family's rendered text, with the version of its series it was rendered from. */
-  private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer }>();
+  private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer } | { version: number; lines: readonly string[] }>();
   /** Each family's HELP and TYPE lines. */
   private readonly headers = new Map<MetricDef, string>();
   /** The lines of one source's list of series (Source.lists), for as long as the store holds that list. */
@@ -217,7 +217,8 @@ export class FamilyRegistry {
 
   /**
    * Each polled family's text, rendered again only when its series changed, kept as UTF-8 bytes
-   * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer).
+   * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer);
+   * a family of several sources as its sources' lines, encoded at each render rather than kept twice.
    */
   private async parts(): Promise<{ def: MetricDef; bytes: Buffer }[]> {
     const out: { def: MetricDef; bytes: Buffer }[] = [];
@@ -226,12 +227,17 @@ export class FamilyRegistry {
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        const text = this.source.lists && def !== SELF.metricsTruncated ? await this.bySource(def, this.source.lists(def)) : await this.renderAlone(def);
-        hit = { version, bytes: Buffer.from(text, 'utf8') };
+        const lists = def === SELF.metricsTruncated ? undefined : this.source.lists?.(def);
+        // A family of one source (a network's markets, key rotations) is rendered whole: its lines
+        // kept apart would be a second copy of it, megabytes for a large network.
+        hit =
+          lists && lists.length > 1
+            ? { version, lines: await this.bySource(def, lists) }
+            : { version, bytes: Buffer.from(await this.renderAlone(def), 'utf8') };
         this.texts.set(def, hit);
         await nextTurn();
       }
-      out.push({ def, bytes: hit.bytes });
+      out.push({ def, bytes: 'bytes' in hit ? hit.bytes : Buffer.from(hit.lines.join(''), 'utf8') });
     }
     return out;
   }
@@ -242,7 +248,7 @@ export class FamilyRegistry {
    * Each list's lines are what prom-client renders for the family holding that list alone, after
    * the HELP and TYPE lines: the concatenation is the text of the whole family.
    */
-  private async bySource(def: MetricDef, lists: readonly (readonly SeriesValue[])[]): Promise<string> {
+  private async bySource(def: MetricDef, lists: readonly (readonly SeriesValue[])[]): Promise<string[]> {
     let header = this.headers.get(def);
     if (header === undefined) {
       header = await this.renderAlone(def, []);
@@ -254,13 +260,13 @@ export class FamilyRegistry {
       if (lines === undefined) {
         const text = await this.renderAlone(def, list);
         // Never expected: prom-client renders each series on a line of its own, after the header.
-        if (!text.startsWith(header)) return this.renderAlone(def);
+        if (!text.startsWith(header)) return [await this.renderAlone(def)];
         lines = text.slice(header.length);
         this.lines.set(list, lines);
       }
       out.push(lines);
     }
-    return out.join('');
+    return out;
   }
 
   /** One family's exposition from its own registry (the `# EOF` left out): its series, or `only` these. */
