@@ -11,7 +11,7 @@ import { SeriesStore, type StoreKey } from './engine/store.js';
 import { Exposition, type Format } from './engine/registry.js';
 import { Fleet } from './fleet/fleet.js';
 import type { RuntimeContext } from './fleet/runtime-context.js';
-import { apiSli } from './fleet/api-sli.js';
+import { ApiSli } from './fleet/api-sli.js';
 import { PacerRegistry } from './http/pace.js';
 import { ByteBudget } from './http/budget.js';
 import { Limiter } from './engine/limiter.js';
@@ -74,11 +74,11 @@ export class Exporter {
   ) {
     this.store = new SeriesStore();
     const catalogue = catalogueOf(collectors);
-    const sli = apiSli();
+    const sli = new ApiSli();
     this.exposition = new Exposition(this.store, catalogue, {
       build: BUILD,
       seriesCount: () => this.store.seriesCount(),
-      extra: [sli],
+      parted: [sli],
       onTruncated: (limit) => this.log.warn({ code: 'BODY_LIMIT', limit }, '/metrics reached limits.metrics_body_bytes: later families are left out'),
     });
     this.applyLimits(config);

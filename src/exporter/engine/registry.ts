@@ -38,14 +38,40 @@ export interface Source {
   has: (m: MetricDef) => boolean;
   /** A number that changes whenever the family's series may have: its text is rendered once per version. */
   version?: (m: MetricDef) => number;
+  /**
+   * The family's series source by source, in order (together, what `series` gives): a list stays
+   * the same object while its series are unchanged, so its lines are rendered once.
+   */
+  lists?: (m: MetricDef) => readonly (readonly SeriesValue[])[];
 }
 
 export function storeSource(store: SeriesStore, keep?: (key: StoreKey) => boolean): Source {
-  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m) };
+  if (!keep) return { series: (m) => store.series(m), has: (m) => store.has(m), version: (m) => store.familyVersion(m), lists: (m) => store.lists(m) };
   return { series: (m) => store.series(m, keep), has: (m) => store.series(m, keep).length > 0 };
 }
 
 type Family = Gauge | Counter;
+
+/**
+ * A family of the exporter's own kept as prom-client metrics of one name, one per part (a
+ * target's histogram), so that only the parts that moved since the last render are rendered again.
+ */
+export interface PartedFamily {
+  /** The family with no series: what gives its HELP and TYPE lines. */
+  readonly empty: Metric;
+  /** The parts in exposition order; `version` moves whenever the part's series may have. */
+  parts(): readonly { readonly metric: Metric; readonly version: number }[];
+}
+
+/** What a render adds of the exporter's own. */
+export interface OwnMetrics {
+  build: BuildInfo;
+  seriesCount: () => number;
+  /** Metrics of the exporter's own beyond these (prom-client metrics it keeps itself). */
+  extra?: readonly Metric[];
+  /** Families of its own kept in parts, rendered after the others. */
+  parted?: readonly PartedFamily[];
+}
 
 /**
  * prom-client registries for one format. Each catalogue family is a Gauge or Counter serving the
@@ -55,7 +81,8 @@ type Family = Gauge | Counter;
  * Rendering all of /metrics on every change doubled the CPU and the scrape latency during polls of
  * a large network (the sizing bench). So, with the exporter's own metrics (`own`), each polled
  * family sits in a registry of its own, rendered by its registry.metrics() once per version of its
- * series; the body is those expositions one after another, then the own metrics' (which ends it,
+ * series, and then only for the sources (targets, networks) whose series changed (bySource); the
+ * body is those expositions one after another, then the own metrics' (which ends it,
  * OpenMetrics' `# EOF` included: the families' own `# EOF` lines are left out). Without them (a
  * probe), the families with series are registered in one registry and registry.metrics() renders it.
  */
@@ -66,10 +93,19 @@ export class FamilyRegistry {
   /** Each polled family in a registry of its own, so that its registry.metrics() renders it alone. */
   private readonly alone = new Map<MetricDef, Registry<RegistryContentType>>();
   private readonly own: Metric[] = [];
+  private readonly parted: readonly PartedFamily[];
+  /** Each part's registry, and its lines (after the family's header) with the version they were rendered from. */
+  private readonly partTexts = new WeakMap<Metric, { registry: Registry<RegistryContentType>; version: number; lines: string }>();
   /** The families registered in `registry` now, in catalogue order. */
   private registered: Family[] = [];
   /** Each family's rendered text, with the version of its series it was rendered from. */
-  private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer }>();
+  private readonly texts = new Map<MetricDef, { version: number; bytes: Buffer } | { version: number; lines: readonly string[] }>();
+  /** Each family's HELP and TYPE lines. */
+  private readonly headers = new Map<MetricDef, string>();
+  /** The lines of one source's list of series (Source.lists), for as long as the store holds that list. */
+  private readonly lines = new WeakMap<readonly SeriesValue[], string>();
+  /** While set, the family being rendered serves these series instead of the source's. */
+  private only: readonly SeriesValue[] | undefined;
   private readonly excluded = new Set<MetricDef>();
   private flagged = false;
 
@@ -77,11 +113,11 @@ export class FamilyRegistry {
     readonly format: Format,
     catalogue: readonly MetricDef[],
     private readonly source: Source,
-    own?: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] },
+    own?: OwnMetrics,
   ) {
     this.registry.setContentType(CONTENT_TYPES[format]);
     for (const def of catalogue) {
-      const read = (): SeriesValue[] => (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
+      const read = (): readonly SeriesValue[] => this.only ?? (def === SELF.metricsTruncated ? [{ labels: {}, value: 1 }] : source.series(def));
       const metric = familyOf(def, read);
       this.families.set(def, metric);
       if (!own) continue;
@@ -91,6 +127,7 @@ export class FamilyRegistry {
       this.alone.set(def, alone);
     }
     if (own) this.own = ownMetrics(own);
+    this.parted = own?.parted ?? [];
     // Every family registered until the first render, so that the registry lists all it can serve.
     this.register([...this.families.values()]);
   }
@@ -109,7 +146,7 @@ export class FamilyRegistry {
     }
     this.register([]);
     let parts = await this.parts();
-    const own = Buffer.from(await this.registry.metrics(), 'utf8');
+    const own = await this.ownBytes();
     if (parts.reduce((n, p) => n + p.bytes.length, own.length) > limit) {
       // Families after the limit are left out, and the flag says so.
       let size = 0;
@@ -123,6 +160,45 @@ export class FamilyRegistry {
       parts = await this.parts();
     }
     return Buffer.concat([...parts.map((p) => p.bytes), own]);
+  }
+
+  /**
+   * The own metrics, then the parted families (as prom-client puts a family after another in one
+   * registry: a blank line between them in the text format), then OpenMetrics' `# EOF`.
+   */
+  private async ownBytes(): Promise<Buffer> {
+    let text = await this.registry.metrics();
+    if (this.parted.length === 0) return Buffer.from(text, 'utf8');
+    const open = this.format === 'openmetrics' && text.endsWith(EOF);
+    if (open) text = text.slice(0, -EOF.length);
+    const out = [text];
+    for (const family of this.parted) {
+      await nextTurn();
+      const header = await this.partLines(family.empty, 0, '');
+      out.push(this.format === 'text' ? `\n${header}` : header);
+      for (const { metric, version } of family.parts()) out.push(await this.partLines(metric, version, header));
+    }
+    if (open) out.push(EOF);
+    return Buffer.from(out.join(''), 'utf8');
+  }
+
+  /** A part's exposition after the family's header, rendered again only when its version moved. */
+  private async partLines(metric: Metric, version: number, header: string): Promise<string> {
+    let hit = this.partTexts.get(metric);
+    if (hit && hit.version === version) return hit.lines;
+    if (!hit) {
+      const registry = new Registry<RegistryContentType>();
+      registry.setContentType(CONTENT_TYPES[this.format]);
+      registry.registerMetric(metric);
+      hit = { registry, version, lines: '' };
+      this.partTexts.set(metric, hit);
+    }
+    let text = await hit.registry.metrics();
+    if (this.format === 'openmetrics' && text.endsWith(EOF)) text = text.slice(0, -EOF.length);
+    hit.version = version;
+    // Never expected otherwise: every part of a family has the same HELP and TYPE lines.
+    hit.lines = text.startsWith(header) ? text.slice(header.length) : text;
+    return hit.lines;
   }
 
   /** Whether the last render left families out. */
@@ -141,7 +217,8 @@ export class FamilyRegistry {
 
   /**
    * Each polled family's text, rendered again only when its series changed, kept as UTF-8 bytes
-   * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer).
+   * (the body is their concatenation: no string of the whole body is built, nor copied into a buffer);
+   * a family of several sources as its sources' lines, encoded at each render rather than kept twice.
    */
   private async parts(): Promise<{ def: MetricDef; bytes: Buffer }[]> {
     const out: { def: MetricDef; bytes: Buffer }[] = [];
@@ -150,14 +227,57 @@ export class FamilyRegistry {
       const version = def === SELF.metricsTruncated ? 0 : (this.source.version?.(def) ?? NaN);
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
-        const text = await this.alone.get(def)!.metrics();
-        hit = { version, bytes: Buffer.from(this.format === 'openmetrics' && text.endsWith(EOF) ? text.slice(0, -EOF.length) : text, 'utf8') };
+        const lists = def === SELF.metricsTruncated ? undefined : this.source.lists?.(def);
+        // A family of one source (a network's markets, key rotations) is rendered whole: its lines
+        // kept apart would be a second copy of it, megabytes for a large network.
+        hit =
+          lists && lists.length > 1
+            ? { version, lines: await this.bySource(def, lists) }
+            : { version, bytes: Buffer.from(await this.renderAlone(def), 'utf8') };
         this.texts.set(def, hit);
         await nextTurn();
       }
-      out.push({ def, bytes: hit.bytes });
+      out.push({ def, bytes: 'bytes' in hit ? hit.bytes : Buffer.from(hit.lines.join(''), 'utf8') });
     }
     return out;
+  }
+
+  /**
+   * A family's text from its lists of series, one after another: a poll changes a few sources'
+   * series, and rendering the whole family again for them cost most of a render (100 targets).
+   * Each list's lines are what prom-client renders for the family holding that list alone, after
+   * the HELP and TYPE lines: the concatenation is the text of the whole family.
+   */
+  private async bySource(def: MetricDef, lists: readonly (readonly SeriesValue[])[]): Promise<string[]> {
+    let header = this.headers.get(def);
+    if (header === undefined) {
+      header = await this.renderAlone(def, []);
+      this.headers.set(def, header);
+    }
+    const out = [header];
+    for (const list of lists) {
+      let lines = this.lines.get(list);
+      if (lines === undefined) {
+        const text = await this.renderAlone(def, list);
+        // Never expected: prom-client renders each series on a line of its own, after the header.
+        if (!text.startsWith(header)) return [await this.renderAlone(def)];
+        lines = text.slice(header.length);
+        this.lines.set(list, lines);
+      }
+      out.push(lines);
+    }
+    return out;
+  }
+
+  /** One family's exposition from its own registry (the `# EOF` left out): its series, or `only` these. */
+  private async renderAlone(def: MetricDef, only?: readonly SeriesValue[]): Promise<string> {
+    this.only = only;
+    try {
+      const text = await this.alone.get(def)!.metrics();
+      return this.format === 'openmetrics' && text.endsWith(EOF) ? text.slice(0, -EOF.length) : text;
+    } finally {
+      this.only = undefined;
+    }
   }
 
   /** Register these families and the own metrics in `registry`, unless they are the ones registered. */
@@ -171,7 +291,7 @@ export class FamilyRegistry {
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
-function ownMetrics(own: { build: BuildInfo; seriesCount: () => number; extra?: readonly Metric[] }): Metric[] {
+function ownMetrics(own: OwnMetrics): Metric[] {
   // collectDefaultMetrics registers into a registry: a scratch one, from which the metrics are taken.
   const scratch = new Registry();
   collectDefaultMetrics({ register: scratch });
@@ -247,11 +367,7 @@ export class Exposition {
   constructor(
     private readonly store: SeriesStore,
     private readonly catalogue: readonly MetricDef[],
-    private readonly own: {
-      build: BuildInfo;
-      seriesCount: () => number;
-      /** Metrics of the exporter's own beyond these (prom-client metrics it keeps itself). */
-      extra?: readonly Metric[];
+    private readonly own: OwnMetrics & {
       /** Told when a render first leaves families out (and again after one that did not). */
       onTruncated?: (limit: number) => void;
     },

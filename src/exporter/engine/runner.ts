@@ -185,8 +185,11 @@ export class CollectorRunner {
 
   /** Ask the candidates in order until one answers. */
   private async ask(signal: AbortSignal): Promise<Asked> {
-    let error: unknown = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
-    for (const cand of this.o.candidates()) {
+    let error: unknown;
+    const candidates = this.o.candidates();
+    // Made only when needed: an error captures a stack trace, and polls run many times a second.
+    if (candidates.length === 0) error = new ExporterError('UPSTREAM_CONNECT', 'no healthy target to ask');
+    for (const cand of candidates) {
       try {
         const result = await this.o.instance.collect({
           target: this.scopeValue,

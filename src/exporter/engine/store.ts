@@ -50,7 +50,7 @@ export class SeriesStore {
   /** Bumped on every change. */
   version = 0;
   private readonly listeners = new Set<() => void>();
-  /** Per family, a number bumped whenever an entry holding its series is set or removed. */
+  /** Per family, a number bumped whenever its series in some entry change, or an entry holding them is removed. */
   private readonly familyVersions = new Map<MetricDef, number>();
 
   constructor(
@@ -64,21 +64,44 @@ export class SeriesStore {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Replace the series of one source. An entry with maxAgeMs = Infinity never expires. */
+  /**
+   * Replace the series of one source. An entry with maxAgeMs = Infinity never expires. A family
+   * whose series are the same as the last poll's (toSeries keeps them) keeps its version, so its
+   * text is not rendered again; subscribers hear only of a change to some family's series.
+   */
   set(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
     const code = encode(key);
     const old = this.entries.get(code);
     const families = toSeries(samples, this.labelValueBytes, old?.families);
-    const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
-    if (old) {
-      this.count(old, -1);
-      this.bump(old);
-    }
-    this.bump(entry);
-    this.byFamily = undefined;
-    this.entries.set(code, entry);
-    this.count(entry, 1);
     this.nextExpiry = Math.min(this.nextExpiry, updatedAt + maxAgeMs);
+    if (!old) {
+      const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
+      this.bump(entry.families.keys());
+      this.byFamily = undefined;
+      this.entries.set(code, entry);
+      this.count(entry, 1);
+      this.changedNow();
+      return;
+    }
+    // The entry is updated in place: the per-family lists of entries stay valid unless its families change.
+    const changed: MetricDef[] = [];
+    for (const [m, list] of families) if (old.families.get(m) !== list) changed.push(m);
+    let sameFamilies = true;
+    for (const m of old.families.keys()) {
+      if (families.has(m)) continue;
+      changed.push(m);
+      sameFamilies = false;
+    }
+    if (families.size !== old.families.size) sameFamilies = false;
+    this.count(old, -1);
+    old.families = families;
+    old.series = samples.length;
+    old.updatedAt = updatedAt;
+    old.maxAgeMs = maxAgeMs;
+    this.count(old, 1);
+    if (!sameFamilies) this.byFamily = undefined;
+    if (changed.length === 0) return;
+    this.bump(changed);
     this.changedNow();
   }
 
@@ -126,6 +149,11 @@ export class SeriesStore {
     return out;
   }
 
+  /** The family's series in each entry holding them, in key order; a list is the same object while its series are unchanged. */
+  lists(m: MetricDef): (readonly SeriesValue[])[] {
+    return this.holding(m).map((e) => e.families.get(m)!);
+  }
+
   /** Whether any entry holds series of this family. */
   has(m: MetricDef): boolean {
     return this.holding(m).length > 0;
@@ -164,12 +192,12 @@ export class SeriesStore {
     return this.familyVersions.get(m) ?? 0;
   }
 
-  private bump(e: Entry): void {
-    for (const m of e.families.keys()) this.familyVersions.set(m, (this.familyVersions.get(m) ?? 0) + 1);
+  private bump(families: Iterable<MetricDef>): void {
+    for (const m of families) this.familyVersions.set(m, (this.familyVersions.get(m) ?? 0) + 1);
   }
 
   private remove(e: Entry): void {
-    this.bump(e);
+    this.bump(e.families.keys());
     this.entries.delete(e.code);
     this.byFamily = undefined;
     this.count(e, -1);

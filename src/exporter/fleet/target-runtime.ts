@@ -10,7 +10,6 @@ import type { FactKey } from '../engine/facts.js';
 import { ENDPOINT_ROWS } from '../vega/endpoints.js';
 import { CHAIN_ID, DATANODE_HEIGHT, FINGERPRINT, FINGERPRINT_HEIGHT, HEIGHT, SEGMENT_HEIGHT } from '../vega/facts.js';
 import { runnersFor, type RuntimeContext } from './runtime-context.js';
-import { forgetTarget, observeResponse } from './api-sli.js';
 import { networkOf, targetSamples, type NodeFacts, type TargetView } from './signals.js';
 
 export class TargetRuntime {
@@ -55,7 +54,7 @@ export class TargetRuntime {
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
         this.counts.set(endpoint, byStatus);
       },
-      ...(ctx.apiSli ? { onResponse: (endpoint: string, failed: boolean, s: number) => observeResponse(ctx.apiSli!, cfg.name, endpoint, failed, s) } : {}),
+      ...(ctx.apiSli ? { onResponse: (endpoint: string, failed: boolean, s: number) => ctx.apiSli!.observe(cfg.name, endpoint, failed, s) } : {}),
     });
     const candidates = () => [{ target: cfg.name, client: this.client }];
     this.runners = runnersFor('node', cfg.name, ctx, candidates, () => {
@@ -155,7 +154,7 @@ export class TargetRuntime {
     if (drop) {
       this.ctx.store.delete(this.httpKey);
       this.ctx.store.delete(this.fleetKey);
-      if (this.ctx.apiSli) forgetTarget(this.ctx.apiSli, this.cfg.name);
+      this.ctx.apiSli?.forget(this.cfg.name);
     }
     await this.client.close();
   }

@@ -78,8 +78,8 @@ describe('a render never holds the event loop for its whole length', () => {
     set(2);
     // Each family read by the render, and each turn of the loop (work re-queued each time it runs).
     const events: string[] = [];
-    const read = store.series.bind(store);
-    vi.spyOn(store, 'series').mockImplementation((m, keep) => (events.push('family'), read(m, keep)));
+    const read = store.lists.bind(store);
+    vi.spyOn(store, 'lists').mockImplementation((m) => (events.push('family'), read(m)));
     let rendered = false;
     const rendering = expo.flush().then(() => void (rendered = true));
     const again = (): void => {
@@ -134,7 +134,7 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
     ['openmetrics', false],
     ['text', true],
     ['openmetrics', true],
-  ] as const)("%s (own metrics: %s), before and after one target's poll changes its series", async (format, withOwn) => {
+  ] as const)("%s (own metrics: %s), before and after polls change some targets' series", async (format, withOwn) => {
     const store = new SeriesStore();
     const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store), withOwn ? { build: TEST_BUILD, seriesCount: () => 0 } : undefined);
     const poll = (t: string, peers: number, orders: number) =>
@@ -189,6 +189,30 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
             [
               [{ target: 'b' }, 30],
               [{ target: 'c' }, 40],
+            ],
+          ],
+        ]),
+        withOwn,
+        format,
+      ),
+    );
+    // One source changes, the other's lines are kept from the last render.
+    poll('c', 5, 50);
+    expect(polledPart((await reg.render()).toString(), withOwn, format)).toBe(
+      expected(
+        await plain(format, [
+          [
+            M.peers,
+            [
+              [{ target: 'b' }, 3],
+              [{ target: 'c' }, 5],
+            ],
+          ],
+          [
+            M.ordersTotal,
+            [
+              [{ target: 'b' }, 30],
+              [{ target: 'c' }, 50],
             ],
           ],
         ]),

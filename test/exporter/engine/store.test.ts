@@ -37,17 +37,33 @@ describe('store', () => {
     expect(told).toEqual(['a', 'b', 'b']);
   });
 
-  it("a family's version changes when an entry holding it is set or removed, and only then", () => {
+  it("a family's version changes when its series in an entry change or the entry is removed, and only then", () => {
     const s = new SeriesStore();
     const a = { scope: 'target' as const, id: 'a', source: 'statistics' };
     const b = { scope: 'target' as const, id: 'b', source: 'blocks' };
+    const told: number[] = [];
+    s.subscribe(() => told.push(s.version));
     s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 0, Infinity);
     const v1 = s.familyVersion(M.peers);
     s.set(b, [{ metric: M.backlog, values: ['b'], value: 1 }], 0, Infinity);
     expect(s.familyVersion(M.peers)).toBe(v1);
+    // The same series again: no change to render, no subscriber told.
+    const before = told.length;
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 1000, Infinity);
+    expect(s.familyVersion(M.peers)).toBe(v1);
+    expect(told.length).toBe(before);
+    // Another family in the same entry: both change (one gone, one new), the other entry's family not.
+    const backlog = s.familyVersion(M.backlog);
+    s.set(a, [{ metric: M.blockHeight, values: ['a'], value: 7 }], 2000, Infinity);
+    expect(s.familyVersion(M.peers)).not.toBe(v1);
+    expect(s.familyVersion(M.backlog)).toBe(backlog);
+    expect(s.series(M.peers)).toEqual([]);
+    expect(s.series(M.blockHeight)).toEqual([{ labels: { target: 'a' }, value: 7 }]);
+    s.set(a, [{ metric: M.peers, values: ['a'], value: 1 }], 3000, Infinity);
+    const v1b = s.familyVersion(M.peers);
     s.set(a, [{ metric: M.peers, values: ['a'], value: 2 }], 0, Infinity);
     const v2 = s.familyVersion(M.peers);
-    expect(v2).not.toBe(v1);
+    expect(v2).not.toBe(v1b);
     s.delete(a);
     expect(s.familyVersion(M.peers)).not.toBe(v2);
   });
