@@ -83,10 +83,10 @@ const corpus = new SeriesStore();
 let corpusN = 0;
 
 /** Run a pure collector function: only ExporterError may escape; samples must render validly. */
-async function check(run: () => Sample[]): Promise<void> {
+async function check(run: () => Sample[] | Promise<Sample[]>): Promise<void> {
   let samples: Sample[];
   try {
-    samples = run();
+    samples = await run();
   } catch (err) {
     expect(err).toBeInstanceOf(ExporterError);
     return;

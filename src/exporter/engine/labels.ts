@@ -91,42 +91,65 @@ export function toSeries(
   maxLabelBytes = DEFAULT_LABEL_VALUE_BYTES,
   previous?: ReadonlyMap<MetricDef, readonly SeriesValue[]>,
 ): Map<MetricDef, SeriesValue[]> {
-  const out = new Map<MetricDef, SeriesValue[]>();
-  const last: (string | undefined)[] = [];
-  const capped: string[] = [];
-  const cappedSeries = new Set<string>();
-  for (const s of samples) {
-    const names = s.metric.labels;
-    let cut = false;
-    for (let i = 0; i < names.length; i++) {
-      const v = s.values[i] ?? '';
-      if (last[i] !== v) {
-        last[i] = v;
-        capped[i] = capLabel(v, maxLabelBytes);
+  const b = new SeriesBuilder(maxLabelBytes, previous);
+  b.add(samples, 0, samples.length);
+  return b.finish();
+}
+
+/** toSeries a slice of the samples at a time (SeriesStore.setInTurns). */
+export class SeriesBuilder {
+  private readonly out = new Map<MetricDef, SeriesValue[]>();
+  private readonly last: (string | undefined)[] = [];
+  private readonly capped: string[] = [];
+  private readonly cappedSeries = new Set<string>();
+
+  constructor(
+    private readonly maxLabelBytes: number,
+    private readonly previous: ReadonlyMap<MetricDef, readonly SeriesValue[]> | undefined,
+  ) {}
+
+  /** Take samples[from, to). */
+  add(samples: readonly Sample[], from: number, to: number): void {
+    const { out, last, capped, cappedSeries, maxLabelBytes, previous } = this;
+    for (let k = from; k < to; k++) {
+      const s = samples[k]!;
+      const names = s.metric.labels;
+      let cut = false;
+      for (let i = 0; i < names.length; i++) {
+        const v = s.values[i] ?? '';
+        if (last[i] !== v) {
+          last[i] = v;
+          capped[i] = capLabel(v, maxLabelBytes);
+        }
+        if (capped[i] !== v) cut = true;
       }
-      if (capped[i] !== v) cut = true;
-    }
-    if (cut) {
-      const key = JSON.stringify([s.metric.name, ...capped.slice(0, names.length)]);
-      if (cappedSeries.has(key)) continue;
-      cappedSeries.add(key);
-    }
-    let list = out.get(s.metric);
-    if (!list) out.set(s.metric, (list = []));
-    const before = previous?.get(s.metric)?.[list.length];
-    if (before && names.every((name, i) => before.labels[name] === capped[i])) {
-      list.push(Object.is(before.value, s.value) ? before : { labels: before.labels, value: s.value });
-      continue;
-    }
-    const labels: Record<string, string> = {};
-    for (let i = 0; i < names.length; i++) labels[names[i]!] = capped[i]!;
-    list.push({ labels, value: s.value });
-  }
-  if (previous) {
-    for (const [m, list] of out) {
-      const before = previous.get(m);
-      if (before?.length === list.length && list.every((v, i) => v === before[i])) out.set(m, before as SeriesValue[]);
+      if (cut) {
+        const key = JSON.stringify([s.metric.name, ...capped.slice(0, names.length)]);
+        if (cappedSeries.has(key)) continue;
+        cappedSeries.add(key);
+      }
+      let list = out.get(s.metric);
+      if (!list) out.set(s.metric, (list = []));
+      const before = previous?.get(s.metric)?.[list.length];
+      if (before && names.every((name, i) => before.labels[name] === capped[i])) {
+        list.push(Object.is(before.value, s.value) ? before : { labels: before.labels, value: s.value });
+        continue;
+      }
+      const labels: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) labels[names[i]!] = capped[i]!;
+      list.push({ labels, value: s.value });
     }
   }
-  return out;
+
+  /** The series by family; a family whose series are all the previous ones is the previous list itself. */
+  finish(): Map<MetricDef, SeriesValue[]> {
+    const { out, previous } = this;
+    if (previous) {
+      for (const [m, list] of out) {
+        const before = previous.get(m);
+        if (before?.length === list.length && list.every((v, i) => v === before[i])) out.set(m, before as SeriesValue[]);
+      }
+    }
+    return out;
+  }
 }

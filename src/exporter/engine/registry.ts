@@ -27,6 +27,10 @@ export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
 
 /** Renders at most this often, however many polls change the store. */
 export const RENDER_EVERY_MS = 1000;
+/** Series of one family rendered in one turn of the event loop (a few milliseconds' work). */
+export const RENDER_SLICE = 2000;
+/** Bytes of the body copied in one turn of the event loop. */
+const COPY_SLICE_BYTES = 2 * 1024 * 1024;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
 /** OpenMetrics ends an exposition with this line, once: a family's own exposition leaves it to the body's end. */
@@ -159,7 +163,7 @@ export class FamilyRegistry {
       this.flagged = true;
       parts = await this.parts();
     }
-    return Buffer.concat([...parts.map((p) => p.bytes), own]);
+    return concatInTurns([...parts.map((p) => p.bytes), own]);
   }
 
   /**
@@ -228,12 +232,12 @@ export class FamilyRegistry {
       let hit = this.texts.get(def);
       if (hit?.version !== version) {
         const lists = def === SELF.metricsTruncated ? undefined : this.source.lists?.(def);
-        // A family of one source (a network's markets, key rotations) is rendered whole: its lines
+        // A family of one source (a network's markets, key rotations) is kept whole: its lines
         // kept apart would be a second copy of it, megabytes for a large network.
         hit =
           lists && lists.length > 1
             ? { version, lines: await this.bySource(def, lists) }
-            : { version, bytes: Buffer.from(await this.renderAlone(def), 'utf8') };
+            : { version, bytes: Buffer.from(await this.renderInSlices(def, lists?.[0]), 'utf8') };
         this.texts.set(def, hit);
         await nextTurn();
       }
@@ -249,11 +253,7 @@ export class FamilyRegistry {
    * the HELP and TYPE lines: the concatenation is the text of the whole family.
    */
   private async bySource(def: MetricDef, lists: readonly (readonly SeriesValue[])[]): Promise<string[]> {
-    let header = this.headers.get(def);
-    if (header === undefined) {
-      header = await this.renderAlone(def, []);
-      this.headers.set(def, header);
-    }
+    const header = await this.header(def);
     const out = [header];
     for (const list of lists) {
       let lines = this.lines.get(list);
@@ -267,6 +267,35 @@ export class FamilyRegistry {
       out.push(lines);
     }
     return out;
+  }
+
+  /**
+   * A family's text, its series rendered RENDER_SLICE at a time with a turn of the event loop
+   * between them, as bySource renders each source's: a large network's family (tens of thousands
+   * of series) otherwise holds a scrape for tens of milliseconds.
+   */
+  private async renderInSlices(def: MetricDef, list: readonly SeriesValue[] | undefined): Promise<string> {
+    if (!list || list.length <= RENDER_SLICE) return this.renderAlone(def);
+    const header = await this.header(def);
+    const out = [header];
+    for (let at = 0; at < list.length; at += RENDER_SLICE) {
+      if (at > 0) await nextTurn();
+      const text = await this.renderAlone(def, list.slice(at, at + RENDER_SLICE));
+      // Never expected: prom-client renders each series on a line of its own, after the header.
+      if (!text.startsWith(header)) return this.renderAlone(def);
+      out.push(text.slice(header.length));
+    }
+    return out.join('');
+  }
+
+  /** A family's HELP and TYPE lines, as prom-client renders them. */
+  private async header(def: MetricDef): Promise<string> {
+    let header = this.headers.get(def);
+    if (header === undefined) {
+      header = await this.renderAlone(def, []);
+      this.headers.set(def, header);
+    }
+    return header;
   }
 
   /** One family's exposition from its own registry (the `# EOF` left out): its series, or `only` these. */
@@ -288,6 +317,26 @@ export class FamilyRegistry {
     for (const m of [...families, ...this.own]) this.registry.registerMetric(m);
     this.registered = families;
   }
+}
+
+/**
+ * Buffer.concat a few megabytes at a time, the event loop turning in between: the body of a large
+ * network is tens of megabytes, fresh memory whose first touch costs more than the copy.
+ */
+async function concatInTurns(parts: readonly Buffer[]): Promise<Buffer> {
+  const out = Buffer.allocUnsafeSlow(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  let copied = 0;
+  for (const p of parts) {
+    if (copied >= COPY_SLICE_BYTES) {
+      await nextTurn();
+      copied = 0;
+    }
+    p.copy(out, at);
+    at += p.length;
+    copied += p.length;
+  }
+  return out;
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */

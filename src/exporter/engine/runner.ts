@@ -176,7 +176,7 @@ export class CollectorRunner {
     try {
       const { result, answeredBy, error } = await Promise.race([this.ask(linked.signal), abandoned]);
       if (this.abort.signal.aborted) return;
-      this.apply(result, answeredBy, error, (performance.now() - started) / 1000);
+      await this.apply(result, answeredBy, error, (performance.now() - started) / 1000);
     } finally {
       clearTimeout(watchdog);
       linked.dispose();
@@ -208,9 +208,11 @@ export class CollectorRunner {
     return { error };
   }
 
-  private apply(result: CollectResult | undefined, answeredBy: string | undefined, error: unknown, durationS: number): void {
-    const wasFailing = this.state.success === false;
+  private async apply(result: CollectResult | undefined, answeredBy: string | undefined, error: unknown, durationS: number): Promise<void> {
     const now = Date.now();
+    // The data first, a slice at a time (a large network's poll); then the state and its series in one step.
+    if (result) await this.o.store.setInTurns(this.dataKey, this.bounded(result.samples, result.limited === true), now, this.settings.maxAgeMs);
+    const wasFailing = this.state.success === false;
     const s = this.state;
     s.runs += 1;
     s.durationS = durationS;
@@ -224,7 +226,6 @@ export class CollectorRunner {
       s.facts = result.facts;
       s.answeredBy = answeredBy;
       this.countSkips(result.skipped ?? []);
-      this.o.store.set(this.dataKey, this.bounded(result.samples, result.limited === true), now, this.settings.maxAgeMs);
       if (wasFailing) this.log.info({}, 'collector recovered');
     } else {
       const code = errorCode(error);

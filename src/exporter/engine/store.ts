@@ -4,7 +4,11 @@
  * their series from here when it renders (engine/registry.ts); subscribers hear of every change.
  */
 import type { MetricDef } from './metric.js';
-import { DEFAULT_LABEL_VALUE_BYTES, toSeries, type Sample, type SeriesValue } from './labels.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DEFAULT_LABEL_VALUE_BYTES, SeriesBuilder, toSeries, type Sample, type SeriesValue } from './labels.js';
+
+/** Samples turned into series in one turn of the event loop (a few milliseconds' work). */
+const SET_SLICE = 5000;
 
 /** What a set of series belongs to. */
 export interface StoreKey {
@@ -70,12 +74,30 @@ export class SeriesStore {
    * text is not rendered again; subscribers hear only of a change to some family's series.
    */
   set(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): void {
+    this.replace(key, toSeries(samples, this.labelValueBytes, this.entries.get(encode(key))?.families), samples.length, updatedAt, maxAgeMs);
+  }
+
+  /**
+   * set(), the samples turned into series SET_SLICE at a time with a turn of the event loop between
+   * slices: a large network's poll is tens of thousands of samples, tens of milliseconds. The entry
+   * is still replaced in one step, so a render never sees part of a poll. Only the key's owner may
+   * write it meanwhile (a runner, whose polls never overlap).
+   */
+  async setInTurns(key: StoreKey, samples: readonly Sample[], updatedAt: number, maxAgeMs: number): Promise<void> {
+    const b = new SeriesBuilder(this.labelValueBytes, this.entries.get(encode(key))?.families);
+    for (let at = 0; at < samples.length; at += SET_SLICE) {
+      if (at > 0) await nextTurn();
+      b.add(samples, at, Math.min(samples.length, at + SET_SLICE));
+    }
+    this.replace(key, b.finish(), samples.length, updatedAt, maxAgeMs);
+  }
+
+  private replace(key: StoreKey, families: Map<MetricDef, SeriesValue[]>, series: number, updatedAt: number, maxAgeMs: number): void {
     const code = encode(key);
     const old = this.entries.get(code);
-    const families = toSeries(samples, this.labelValueBytes, old?.families);
     this.nextExpiry = Math.min(this.nextExpiry, updatedAt + maxAgeMs);
     if (!old) {
-      const entry: Entry = { code, key, families, series: samples.length, updatedAt, maxAgeMs };
+      const entry: Entry = { code, key, families, series, updatedAt, maxAgeMs };
       this.bump(entry.families.keys());
       this.byFamily = undefined;
       this.entries.set(code, entry);
@@ -95,7 +117,7 @@ export class SeriesStore {
     if (families.size !== old.families.size) sameFamilies = false;
     this.count(old, -1);
     old.families = families;
-    old.series = samples.length;
+    old.series = series;
     old.updatedAt = updatedAt;
     old.maxAgeMs = maxAgeMs;
     this.count(old, 1);

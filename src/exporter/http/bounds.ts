@@ -84,50 +84,88 @@ function listBound(row: ListRowBound, rows: number): BodyBound {
  * left for JSON.parse to report.
  */
 export function checkShape(buf: Uint8Array, bound: BodyBound, endpoint: string): void {
-  const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-  const arrayItems = new Int32Array(MAX_DEPTH + 1); // per open container: elements so far, -1 for an object
-  const keys = new Set<string>();
-  let depth = 0;
-  let tokens = 0;
-  let containers = 0;
-  let inString = false;
-  let start = 0; // of the string being read, or of the last one read (its opening quote)
-  let end = -1; // of the last string read (its closing quote); a ':' after it makes it a key
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i]!;
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) {
-        inString = false;
-        end = i;
-        if (i - start - 1 > bound.string) throw tooComplex(endpoint, `holds a string longer than ${bound.string} bytes`);
+  new ShapeScan(bound, endpoint).feed(buf, buf.length);
+}
+
+/**
+ * checkShape as the body arrives: each call scans the bytes added since the last one, so a large
+ * body is checked a network read at a time, between other work, instead of in one pass that holds
+ * the event loop once it has all come.
+ */
+export class ShapeScan {
+  private readonly arrayItems = new Int32Array(MAX_DEPTH + 1); // per open container: elements so far, -1 for an object
+  private readonly keys = new Set<string>();
+  private depth = 0;
+  private tokens = 0;
+  private containers = 0;
+  private inString = false;
+  private start = 0; // of the string being read, or of the last one read (its opening quote)
+  private end = -1; // of the last string read (its closing quote); a ':' after it makes it a key
+  /** The next byte to scan (past the end after an escape split from what it escapes). */
+  private at = 0;
+  /** Whether the body went beyond the bound. */
+  refused = false;
+
+  constructor(
+    private readonly bound: BodyBound,
+    private readonly endpoint: string,
+  ) {}
+
+  /** Scan up to `size`: `buf` holds the whole body so far (it may have been copied to a larger buffer since the last call). */
+  feed(buf: Uint8Array, size: number): void {
+    const { bound, endpoint, arrayItems, keys } = this;
+    const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    let { depth, tokens, containers, inString, start, end } = this;
+    let i = this.at;
+    try {
+      for (; i < size; i++) {
+        const c = buf[i]!;
+        if (inString) {
+          if (c === 0x5c) i++;
+          else if (c === 0x22) {
+            inString = false;
+            end = i;
+            if (i - start - 1 > bound.string) throw tooComplex(endpoint, `holds a string longer than ${bound.string} bytes`);
+          }
+          continue;
+        }
+        if (c === 0x3a) {
+          // A key: decoded as bytes (latin1), which tells distinct UTF-8 keys apart as well.
+          if (end > start) keys.add(text.toString('latin1', start + 1, end));
+          if (keys.size > bound.keys) throw tooComplex(endpoint, `holds more than ${bound.keys} distinct object keys`);
+          end = -1;
+          continue;
+        }
+        if (c === 0x22) {
+          inString = true;
+          start = i;
+          end = -1;
+        } else if (c === 0x7b || c === 0x5b) {
+          if (++depth > MAX_DEPTH) throw tooComplex(endpoint, `nests deeper than ${MAX_DEPTH} levels`);
+          arrayItems[depth] = c === 0x5b ? 1 : -1;
+          if (++containers > bound.containers) throw tooComplex(endpoint, `holds more than ${bound.containers} objects and arrays`);
+        } else if (c === 0x7d || c === 0x5d) {
+          if (depth > 0) depth--;
+          continue;
+        } else if (c === 0x2c) {
+          if (arrayItems[depth]! > 0 && ++arrayItems[depth]! > bound.items) throw tooComplex(endpoint, `has an array of more than ${bound.items} elements`);
+        } else {
+          continue;
+        }
+        if (++tokens > bound.tokens) throw tooComplex(endpoint, `holds more than ${bound.tokens} JSON tokens`);
       }
-      continue;
+    } catch (err) {
+      this.refused = true;
+      throw err;
+    } finally {
+      this.depth = depth;
+      this.tokens = tokens;
+      this.containers = containers;
+      this.inString = inString;
+      this.start = start;
+      this.end = end;
+      this.at = i;
     }
-    if (c === 0x3a) {
-      // A key: decoded as bytes (latin1), which tells distinct UTF-8 keys apart as well.
-      if (end > start) keys.add(text.toString('latin1', start + 1, end));
-      if (keys.size > bound.keys) throw tooComplex(endpoint, `holds more than ${bound.keys} distinct object keys`);
-      end = -1;
-      continue;
-    }
-    if (c === 0x22) {
-      inString = true;
-      start = i;
-      end = -1;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_DEPTH) throw tooComplex(endpoint, `nests deeper than ${MAX_DEPTH} levels`);
-      arrayItems[depth] = c === 0x5b ? 1 : -1;
-      if (++containers > bound.containers) throw tooComplex(endpoint, `holds more than ${bound.containers} objects and arrays`);
-    } else if (c === 0x7d || c === 0x5d) {
-      if (depth > 0) depth--;
-      continue;
-    } else if (c === 0x2c) {
-      if (arrayItems[depth]! > 0 && ++arrayItems[depth]! > bound.items) throw tooComplex(endpoint, `has an array of more than ${bound.items} elements`);
-    } else {
-      continue;
-    }
-    if (++tokens > bound.tokens) throw tooComplex(endpoint, `holds more than ${bound.tokens} JSON tokens`);
   }
 }
 

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import { ExporterError, UpstreamHttpError } from '../errors.js';
 import { HostPacer, type PacerRegistry } from './pace.js';
 import { linkedSignal } from './deadline.js';
-import { bodyBound, checkShape, type BodyBound, type ListRowBound } from './bounds.js';
+import { bodyBound, checkShape, ShapeScan, type BodyBound, type ListRowBound } from './bounds.js';
 import { HELD_PER_BYTE, type ByteBudget } from './budget.js';
 import { VERSION } from '../version.js';
 
@@ -188,7 +188,10 @@ export class HttpClient {
       answered = true;
       // The caller takes the answer in the microtasks that follow; held until it next yields to
       // the event loop (a walk takes each page before asking the next; what it keeps across
-      // pages has its own budget, bounds.ts KeptBytes).
+      // pages has its own budget, bounds.ts KeptBytes). The markets collectors read a large answer
+      // over a few turns (engine/turns.ts) and may ask for a market or an asset meanwhile: were
+      // the answer still reserved, those requests would wait for the poll they are part of. What
+      // is held past the reservation is bounded by the polls: one answer per network and collector.
       setImmediate(release);
       return res;
     } finally {
@@ -214,20 +217,23 @@ export class HttpClient {
       throw classify(endpoint, err, signal);
     }
     this.opts.onRequest?.(endpoint, statusLabel(res.statusCode));
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    // A 2xx body is checked as it arrives, and abandoned at its first excess.
+    const scan = ok ? new ShapeScan(bound, endpoint) : undefined;
     let raw: Buffer | undefined;
     try {
-      raw = await this.body(res, bound.bytes, endpoint, signal);
+      raw = await this.body(res, bound.bytes, endpoint, signal, scan);
     } catch (err) {
-      ended(true);
+      ended(!scan?.refused);
       throw err;
     }
     ended(res.statusCode === 429 || res.statusCode >= 500);
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    try {
-      checkShape(raw, bound, endpoint);
-    } catch (err) {
-      if (ok) throw err;
-      raw = Buffer.alloc(0); // an error body beyond the bound is not read: the status alone is decoded
+    if (!ok) {
+      try {
+        checkShape(raw, bound, endpoint);
+      } catch {
+        raw = Buffer.alloc(0); // an error body beyond the bound is not read: the status alone is decoded
+      }
     }
     const bytes = raw.length;
     const text = raw.toString('utf8');
@@ -241,18 +247,18 @@ export class HttpClient {
    * The body, capped before and after gunzip; on any failure the rest is abandoned. A gzip body is
    * decompressed as it arrives, on zlib's thread pool: a large one never holds the serving thread.
    */
-  private async body(res: Dispatcher.ResponseData, cap: number, endpoint: string, signal: AbortSignal): Promise<Buffer> {
+  private async body(res: Dispatcher.ResponseData, cap: number, endpoint: string, signal: AbortSignal, scan?: ShapeScan): Promise<Buffer> {
     const tooBig = (): ExporterError => tooLarge(endpoint, cap);
     try {
       const declared = Number(res.headers['content-length'] ?? NaN);
       if (declared > cap) throw tooBig();
       const body = res.body as AsyncIterable<Buffer>;
-      if (String(res.headers['content-encoding'] ?? '').toLowerCase() !== 'gzip') return await readCapped(body, declared, tooBig, cap);
+      if (String(res.headers['content-encoding'] ?? '').toLowerCase() !== 'gzip') return await readCapped(body, declared, tooBig, cap, scan);
       const gunzip = createGunzip({ chunkSize: gunzipChunk(declared) });
       // An error of either side reaches the reader through the gunzip stream, which pipeline destroys with it.
       pipeline(capped(body, cap, tooBig), gunzip, () => {});
       try {
-        return await readCapped(gunzip, NaN, tooBig, cap);
+        return await readCapped(gunzip, NaN, tooBig, cap, scan);
       } catch (err) {
         if (typeof (err as { errno?: unknown }).errno === 'number' && String((err as { code?: unknown }).code).startsWith('Z_'))
           throw new ExporterError('UPSTREAM_BAD_JSON', `${endpoint}: response body is not valid gzip`, { cause: err });
@@ -305,9 +311,9 @@ async function* capped(body: AsyncIterable<Buffer>, cap: number, tooBig: () => E
  * grown by doubling. The network's chunks are copied and dropped at once, so they stay small and
  * reused, and the one large buffer (above glibc's mmap threshold under the launch settings) goes
  * back to the system when freed: an over-cap episode does not leave the heap fragmented and
- * resident memory high (docs/reliability.md, Attacks).
+ * resident memory high (docs/reliability.md, Attacks). `scan` checks each chunk's bytes as they come.
  */
-async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig: () => Error, cap: number): Promise<Buffer> {
+async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig: () => Error, cap: number, scan?: ShapeScan): Promise<Buffer> {
   let buf = Buffer.allocUnsafeSlow(Number.isFinite(declared) && declared >= 0 ? declared : 64 * 1024);
   let size = 0;
   for await (const chunk of body) {
@@ -320,6 +326,7 @@ async function readCapped(body: AsyncIterable<Buffer>, declared: number, tooBig:
     }
     chunk.copy(buf, size);
     size = next;
+    scan?.feed(buf, size);
   }
   return size === buf.length ? buf : buf.subarray(0, size);
 }

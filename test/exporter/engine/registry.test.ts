@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { M } from '../../helpers/metrics.js';
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
-import { Exposition, FamilyRegistry, storeSource } from '../../../src/exporter/engine/registry.js';
+import { Exposition, FamilyRegistry, RENDER_SLICE, storeSource } from '../../../src/exporter/engine/registry.js';
 import { SeriesStore } from '../../../src/exporter/engine/store.js';
 import { CATALOGUE, TEST_BUILD, renderStore } from '../../helpers/render.js';
 
@@ -217,6 +217,32 @@ describe('the same text as prom-client renders plain gauges and counters', () =>
           ],
         ]),
         withOwn,
+        format,
+      ),
+    );
+  });
+
+  it.each(['text', 'openmetrics'] as const)('%s: a family of one source, too large to render in one turn, rendered in slices', async (format) => {
+    const store = new SeriesStore();
+    const reg = new FamilyRegistry(format, CATALOGUE, storeSource(store), { build: TEST_BUILD, seriesCount: () => 0 });
+    const n = 2 * RENDER_SLICE + 7;
+    const targets = Array.from({ length: n }, (_, i) => `t${String(i).padStart(5, '0')}`);
+    store.set(
+      { scope: 'network', id: 'net', source: 'statistics' },
+      targets.flatMap((t, i) => [
+        { metric: M.peers, values: [t], value: i },
+        { metric: M.ordersTotal, values: [t], value: 2 * i },
+      ]),
+      0,
+      Infinity,
+    );
+    expect(polledPart((await reg.render()).toString(), true, format)).toBe(
+      expected(
+        await plain(format, [
+          [M.peers, targets.map((t, i) => [{ target: t }, i])],
+          [M.ordersTotal, targets.map((t, i) => [{ target: t }, 2 * i])],
+        ]),
+        true,
         format,
       ),
     );

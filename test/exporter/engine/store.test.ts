@@ -114,6 +114,36 @@ describe('store', () => {
     expect(first[2]!.labels.market_id).toEqual(cut);
   });
 
+  it('a large poll stored in turns: replaced in one step, every series as sent, capped duplicates across slices left out, unchanged series kept', async () => {
+    const s = new SeriesStore(24);
+    const key = { scope: 'network' as const, id: 'net', source: 'markets' };
+    let told = 0;
+    s.subscribe(() => told++);
+    const long = 'x'.repeat(40);
+    const n = 12_001;
+    // Two long ids whose capped forms are equal would share a series: the second, far into the poll, is left out.
+    const poll = (v: number) =>
+      Array.from({ length: n }, (_, i) => ({ metric: M.marketState, values: ['net', i === n - 1 ? long : `m${i}`, 'STATE_ACTIVE'], value: i === 0 ? v : i }));
+    const samples = [...poll(7), { metric: M.marketState, values: ['net', long, 'STATE_ACTIVE'], value: -1 }];
+    const storing = s.setInTurns(key, samples, 0, Infinity);
+    expect(s.series(M.marketState)).toEqual([]); // nothing stored until the whole poll is
+    await storing;
+    expect(told).toBe(1);
+    const first = s.series(M.marketState);
+    expect(first).toHaveLength(n);
+    expect(first[0]).toEqual({ labels: { network: 'net', market_id: 'm0', state: 'STATE_ACTIVE' }, value: 7 });
+    expect(first[6000]).toEqual({ labels: { network: 'net', market_id: 'm6000', state: 'STATE_ACTIVE' }, value: 6000 });
+    expect(first[n - 1]!.labels.market_id).toMatch(/^x{7}~[0-9a-f]{16}$/);
+    expect(first[n - 1]!.value).toBe(n - 1);
+    expect(s.seriesCount()).toBe(n + 1); // the samples of the poll, as set() counts them
+    // The next poll changes one value: every other series object is kept.
+    await s.setInTurns(key, poll(8), 0, Infinity);
+    const next = s.series(M.marketState);
+    expect(next[0]!.value).toBe(8);
+    expect(next[0]).not.toBe(first[0]);
+    expect(next.slice(1).every((v, i) => v === first[i + 1])).toBe(true);
+  });
+
   it('drops a source past its maximum age', () => {
     const s = new SeriesStore();
     s.set({ scope: 'target', id: 'old', source: 'test' }, [{ metric: M.peers, values: ['old'], value: 1 }], 1000, 3000);

@@ -10,7 +10,7 @@ import { LOOKUPS_PER_POLL } from '../../../src/exporter/vega/directory.js';
 import type { CollectContext } from '../../../src/exporter/engine/types.js';
 import { RowSkips } from '../../../src/exporter/engine/rows.js';
 import { readFileSync } from 'node:fs';
-import { bodyBound, checkShape, MAX_DEPTH, pageRows, type ListRowBound } from '../../../src/exporter/http/bounds.js';
+import { bodyBound, checkShape, MAX_DEPTH, pageRows, ShapeScan, type ListRowBound } from '../../../src/exporter/http/bounds.js';
 import { HttpClient } from '../../../src/exporter/http/client.js';
 import { KeptBytes, WALK_KEPT_BYTES } from '../../../src/exporter/vega/paginate.js';
 import { ENDPOINT_DECLARATIONS, ENDPOINT_ROWS, isList } from '../../../src/exporter/vega/endpoints.js';
@@ -58,13 +58,29 @@ const failure = (p: Promise<unknown>): Promise<{ code?: string; message?: string
 
 describe('a structural scan before JSON.parse', () => {
   const bound = { bytes: Infinity, tokens: 1_000, containers: 50, items: 100, string: 16, keys: 3 };
-  const scan = (s: string): string | undefined => {
+  const outcome = (f: () => void): string | undefined => {
     try {
-      checkShape(Buffer.from(s), bound, 'x');
+      f();
       return undefined;
     } catch (err) {
       return (err as Error).message;
     }
+  };
+  /** The scan of the whole body; the same body fed as it arrives, in reads of 1, 2, 3 and 7 bytes, must end the same way. */
+  const scan = (s: string): string | undefined => {
+    const buf = Buffer.from(s);
+    const whole = outcome(() => checkShape(buf, bound, 'x'));
+    for (const read of [1, 2, 3, 7]) {
+      const fed = new ShapeScan(bound, 'x');
+      expect(
+        outcome(() => {
+          for (let size = read; size < buf.length + read; size += read) fed.feed(buf, Math.min(size, buf.length));
+        }),
+        `reads of ${read}`,
+      ).toBe(whole);
+      expect(fed.refused).toBe(whole !== undefined);
+    }
+    return whole;
   };
 
   it('refuses nesting, tokens and array lengths beyond the bound; brackets, commas and escapes inside strings do not count', () => {
@@ -182,7 +198,8 @@ describe('dense JSON under the byte cap is refused with a coded error before it 
       '/markets': (_q, res) => json(res, bodies.markets),
     });
     const cases = [
-      ['/statistics', 'statistics', /exceeds the 262144-byte cap/],
+      // Scanned as it arrives: refused at its 1,001st element, long before its byte cap.
+      ['/statistics', 'statistics', /an array of more than 1000 elements/],
       ['/markets', 'markets', /nests deeper than 32 levels/],
       ['/api/v2/markets/data', 'markets_data', /an array of more than 5000 elements/],
     ] as const;
@@ -209,9 +226,9 @@ describe('dense JSON under the byte cap is refused with a coded error before it 
     expect(await failure(c.collect(ctx(client)))).toMatchObject({ code: 'UPSTREAM_BODY_TOO_LARGE' });
   });
 
-  it('20,000 bad rows given at once are skipped and counted, in a bounded list', () => {
+  it('20,000 bad rows given at once are skipped and counted, in a bounded list', async () => {
     const skips = new RowSkips();
-    marketsSamples(
+    await marketsSamples(
       't',
       Array.from({ length: 20_000 }, (_, i) => (i % 2 ? {} : { id: i })),
       { maxMarkets: 500, allow: [], countsOnly: false },

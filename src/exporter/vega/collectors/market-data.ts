@@ -16,6 +16,7 @@ import { LOOKUPS_PER_POLL, type Directory, type MarketFacts } from '../directory
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { marketGuardConfig, type MarketOptions } from '../market-guard.js';
 import { RowSkips } from '../../engine/rows.js';
+import { Turns } from '../../engine/turns.js';
 import { KIB, MAX_LIST_ROWS, type ListRowBound } from '../../http/bounds.js';
 import type { CollectContext, CollectResult, Collector } from '../../engine/types.js';
 
@@ -240,7 +241,10 @@ export class MarketDataCollector implements Collector {
     // Unknown states, modes and triggers: a few by name, then `other`, bucketed afresh each poll.
     const enums: Enums = { state: new EnumLabels(MARKET_STATE), mode: new EnumLabels(TRADING_MODE), trigger: new EnumLabels(AUCTION_TRIGGER) };
     let lookups = 0;
+    // A market at a time, letting the event loop turn in between (engine/turns.ts).
+    const turns = new Turns();
     for (const { d, path, id } of rows) {
+      await turns.next();
       let market = this.directory.markets.get(id);
       if (!market && lookups < LOOKUPS_PER_POLL) {
         lookups++;

@@ -16,6 +16,7 @@ import { MARKET_STATE, TRADING_MODE } from '../../../shared/enums.js';
 import { marketFacts, MAX_MARKETS, productOf, type Directory, type MarketFacts } from '../directory.js';
 import { defineCollector, type CollectorDeps } from '../../engine/define.js';
 import { RowSkips } from '../../engine/rows.js';
+import { Turns } from '../../engine/turns.js';
 import type { CollectContext, CollectResult, Collector, Fetcher } from '../../engine/types.js';
 import { errorCode } from '../../errors.js';
 
@@ -281,9 +282,9 @@ export const MAX_TRIGGERS = 16;
  * A market whose id, state, mode or decimals are bad is skipped everywhere; one with another bad
  * field still counts, but its per-market series are skipped. Skips are recorded in `skips`.
  */
-export function marketsSamples(target: string, markets: readonly unknown[], opts: MarketOptions, skips = new RowSkips()): Sample[] {
+export async function marketsSamples(target: string, markets: readonly unknown[], opts: MarketOptions, skips = new RowSkips()): Promise<Sample[]> {
   const tally = new MarketTally(opts, skips);
-  tally.add(markets, (i) => `markets[${i}]`);
+  await tally.add(markets, (i) => `markets[${i}]`);
   return tally.samples(target);
 }
 
@@ -313,6 +314,8 @@ export class MarketTally {
   private readonly held: KeptBytes;
   private selected = 0;
   private rows = 0;
+  /** A thousand markets take a fifth of a second: the event loop turns between them (engine/turns.ts). */
+  private readonly turns = new Turns();
 
   constructor(
     private readonly opts: MarketOptions,
@@ -323,17 +326,18 @@ export class MarketTally {
   }
 
   /** Take one page; false once the walk should stop. */
-  add(page: readonly unknown[], path: (i: number) => string): boolean {
+  async add(page: readonly unknown[], path: (i: number) => string): Promise<boolean> {
     this.rows += page.length;
-    page.forEach((raw, i) => {
+    for (const [i, raw] of page.entries()) {
+      await this.turns.next();
       const v = this.skips.row(() => validMarket(raw, path(i)));
-      if (!v || this.seen.has(v.facts.id)) return; // a market listed twice counts once
+      if (!v || this.seen.has(v.facts.id)) continue; // a market listed twice counts once
       this.seen.add(v.facts.id);
       this.facts.push(v.facts);
       this.held.keep(v.facts.id, v.facts.settlementAsset);
       this.count(this.byState, this.enums.state.label(v.state));
       this.count(this.byMode, this.enums.mode.label(v.mode));
-      if (this.allow.size > 0 && !this.allow.has(v.facts.id) && !this.allow.has(codeOf(v.m))) return;
+      if (this.allow.size > 0 && !this.allow.has(v.facts.id) && !this.allow.has(codeOf(v.m))) continue;
       this.selected++;
       // Beyond the guard no per-market series is exported: the rows need not be held.
       if (this.opts.countsOnly || this.over()) this.kept = [];
@@ -341,17 +345,18 @@ export class MarketTally {
         this.held.keepRow(v.m);
         this.kept.push(v);
       }
-    });
+    }
     // Further pages only add to the counts; no network lists more than MAX_MARKETS.
     return this.rows <= MAX_MARKETS;
   }
 
-  samples(target: string): Sample[] {
+  async samples(target: string): Promise<Sample[]> {
     const out: Sample[] = [];
     for (const [s, n] of this.byState) out.push({ metric: M.marketsByState, values: [target, s], value: n });
     for (const [t, n] of this.byMode) out.push({ metric: M.marketsByMode, values: [target, t], value: n });
     out.push({ metric: M.marketsOverLimit, values: [target], value: this.over() ? 1 : 0 });
     for (const { m, path } of this.kept) {
+      await this.turns.next();
       for (const sample of this.skips.row(() => marketSamples(target, m, path, this.enums)) ?? []) out.push(sample);
     }
     return out;
@@ -413,7 +418,7 @@ export class MarketsCollector implements Collector {
         return this.collect(ctx);
       }
       this.legacyMarkets.set(ctx.client, true);
-      tally.add(markets, (i) => `markets[${i}]`);
+      await tally.add(markets, (i) => `markets[${i}]`);
     } else {
       // Each page is taken as it arrives and then dropped; a market repeated across pages counts once.
       // Pages of MARKETS_PAGE at most (walkConnection asks no endpoint for more than its bound allows).
@@ -423,7 +428,7 @@ export class MarketsCollector implements Collector {
       pages = r.pages;
       truncated = r.truncated;
     }
-    const samples = tally.samples(ctx.target);
+    const samples = await tally.samples(ctx.target);
     this.directory.setMarkets(tally.facts);
     return { samples, skipped: skips.list, ...(pages !== undefined ? { pages, truncated } : {}) };
   }

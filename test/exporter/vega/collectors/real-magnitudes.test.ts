@@ -68,16 +68,16 @@ describe('values real networks send', () => {
     expect(val(s, 'vega_order_price')).toBe(1234567890123456800);
   });
 
-  it('a risk parameter sent as "NaN"/"Infinity" makes that series absent; the market and its other series stay', () => {
-    const s = marketsSamples('net', [market()], { maxMarkets: 10, allow: [], countsOnly: false });
+  it('a risk parameter sent as "NaN"/"Infinity" makes that series absent; the market and its other series stay', async () => {
+    const s = await marketsSamples('net', [market()], { maxMarkets: 10, allow: [], countsOnly: false });
     expect(val(s, 'vega_market_info')).toBe(1);
     expect(val(s, 'vega_market_risk_parameter', 'tau')).toBeUndefined();
     expect(val(s, 'vega_market_risk_parameter', 'sigma')).toBeUndefined();
     expect(val(s, 'vega_market_risk_parameter', 'r')).toBe(0.016);
   });
 
-  it('lpPriceRange "" falls back to liquiditySlaParams.priceRange', () => {
-    const s = marketsSamples('net', [market({ tradableInstrument: { ...(market().tradableInstrument as object), logNormalRiskModel: null } })], {
+  it('lpPriceRange "" falls back to liquiditySlaParams.priceRange', async () => {
+    const s = await marketsSamples('net', [market({ tradableInstrument: { ...(market().tradableInstrument as object), logNormalRiskModel: null } })], {
       maxMarkets: 10,
       allow: [],
       countsOnly: false,
