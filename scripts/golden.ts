@@ -48,7 +48,7 @@ export async function produceGolden(): Promise<string> {
   const healthy = await startSimulator(GOLDEN_SIM);
   const lagging = await startSimulator({ ...GOLDEN_SIM, faults: { datanodeLagBlocks: GOLDEN_LAG_BLOCKS } });
   const net = healthy.net;
-  const config = configSchema.parse({
+  const config = configSchema().parse({
     targets: [
       { name: 'dn1', url: healthy.url },
       { name: 'dn2', url: lagging.url },

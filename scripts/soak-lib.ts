@@ -39,7 +39,7 @@ export async function runSoak(
 ): Promise<{ rows: SoakRow[]; summary: { ok: boolean; heapGrowthMiB: number; seriesMax: number; seriesMin: number; handleGrowth: number } }> {
   let now = Date.UTC(2026, 0, 1);
   const sim = await startSimulator({ seed: 33, now: () => now, markets: 40, rotationEveryBlocks: 3 });
-  const config = configSchema.parse({
+  const config = configSchema().parse({
     targets: [{ name: 'soak', url: sim.url }],
     log: { level: 'silent' },
     // No pacing, and one retry of a failed request rather than the default two: the retry path is

@@ -18,7 +18,7 @@ const { values } = parseArgs({
 });
 
 const sim = await startSimulator({ port: Number(values['sim-port']), seed: Number(values.seed), rotationEveryBlocks: 30 });
-const config = configSchema.parse({
+const config = configSchema().parse({
   targets: [{ name: 'sim', url: sim.url }],
   web: { listen_address: `127.0.0.1:${values.port}` },
   log: { level: values['log.level'] },

@@ -20,7 +20,7 @@ afterAll(() => removeDist());
 
 const ATTACK_MS = 30_000;
 const KIB = 1024;
-const { http } = configSchema.parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
+const { http } = configSchema().parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
 
 /**
  * A JSON list of about `bytes` under `key`, at the endpoint's structural bounds (http/bounds.ts):

@@ -154,7 +154,7 @@ describe.skipIf(process.platform !== 'linux')('the network scope at its series l
   it('key rotations minting node ids fill the whole network limit with the shipped defaults: RSS under the chart limit, /healthz within the liveness timeout', async () => {
     // Every series limit, page size and body cap is the shipped default; key_rotations is the network's
     // only collector, so its share is the whole limit: the most any hostile node can make one network hold.
-    const { limits, http } = configSchema.parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
+    const { limits, http } = configSchema().parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
     const perPage = http.page_size;
     const pages = Math.ceil(limits.series_per_network / 2 / perPage) + 2;
     const body = (k: number): Buffer => {

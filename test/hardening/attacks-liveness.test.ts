@@ -44,7 +44,7 @@ function tlsWebConfig(): string {
 
 /** A node whose statistics are sane and whose key rotations fill the network's series limit (a /metrics of several MB), when `rotations`. */
 async function exporter(o: { rotations?: boolean; args?: string[] } = {}): Promise<ExporterProcess> {
-  const { limits, http } = configSchema.parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
+  const { limits, http } = configSchema().parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
   const pages = Math.ceil(limits.series_per_network / 2 / http.page_size) + 1;
   const page = (k: number): Buffer => {
     const rows = Array.from({ length: http.page_size }, (_, i) => {

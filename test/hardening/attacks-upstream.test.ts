@@ -197,7 +197,7 @@ describe.skipIf(process.platform !== 'linux')('a network at its series limit', (
   // Every limit, page size and body cap shipped. Node ids of two lengths: the longest with which the
   // rotation tally still reaches the series limit (longer ids fill its byte budget sooner), and the
   // shortest whose label values are cut at the label cap (each cut value hashed).
-  const { limits, http } = configSchema.parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
+  const { limits, http } = configSchema().parse({ targets: [{ name: 'n', url: 'http://127.0.0.1:1' }] });
   it.each([
     ['the longest that fill the limit', Math.floor(MAX_ID_BYTES / (limits.series_per_network / 2 + 1))],
     ['the shortest cut at the label cap', limits.label_value_bytes + 1],

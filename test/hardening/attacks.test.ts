@@ -35,7 +35,7 @@ describe('rate-limit answers', () => {
     });
     defer(node.close);
     const input = { targets: [{ name: 'n', url: node.url }], collectors: { ...STATS_ONLY, statistics: { interval: '1s' } } };
-    const e = await exporter(node.url, input, 'silent', () => configSchema.parse(input));
+    const e = await exporter(node.url, input, 'silent', () => configSchema().parse(input));
     let m = await scrape(e.url);
     await waitFor(async () => (m = await scrape(e.url)).has('datanode_exporter_upstream_backoff_until_timestamp_seconds'), 5_000);
     const until = m.value('datanode_exporter_upstream_backoff_until_timestamp_seconds', { target: 'n' })!;
@@ -296,7 +296,7 @@ async function withBasicAuth(password: string, web: object = {}): Promise<{ url:
   defer(node.close);
   const file = join(tmpdir(), `dne-web-${process.pid}-${Math.random().toString(36).slice(2)}.yml`);
   writeFileSync(file, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync(password, 10)}\n`);
-  const config = configSchema.parse({ targets: [{ name: 'n', url: node.url }], log: { level: 'silent' }, collectors: STATS_ONLY, web });
+  const config = configSchema().parse({ targets: [{ name: 'n', url: node.url }], log: { level: 'silent' }, collectors: STATS_ONLY, web });
   const ex = new Exporter(config, createLogger('silent'));
   const url = await ex.start('127.0.0.1:0', loadWebConfig(file));
   defer(() => ex.stop());

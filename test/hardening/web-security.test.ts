@@ -38,7 +38,7 @@ async function exporterWith(web: string, extra: object = {}): Promise<RunningExp
   const { createLogger } = await import('../../src/exporter/logger.js');
   const { LogCapture } = await import('../helpers/exporter.js');
   const logs = new LogCapture();
-  const config = configSchema.parse({
+  const config = configSchema().parse({
     targets: [{ name: 'n', url: sim.url }],
     log: { level: 'trace' },
     collectors: { markets: { enabled: false }, key_rotations: { enabled: false }, consistency: { enabled: false } },

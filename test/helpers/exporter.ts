@@ -40,7 +40,7 @@ export async function startExporter(
   level = 'info',
   loadConfig?: () => Config,
 ): Promise<RunningExporter> {
-  const config = configSchema.parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
+  const config = configSchema().parse({ targets: [{ name: 'node1', url: targetUrl }], log: { level }, ...overrides });
   const logs = new LogCapture();
   const exporter = new Exporter(config, createLogger(config.log.level, logs), loadConfig);
   const url = await exporter.start('127.0.0.1:0');

@@ -235,7 +235,7 @@ describe('targets come and go without a restart', () => {
       web: { enable_lifecycle: true },
     };
     const e = await exporter('', { targets: [{ name: 'a', url: a.url }], collectors: FAST, web: { enable_lifecycle: true } }, 'info', () =>
-      configSchema.parse(next),
+      configSchema().parse(next),
     );
     const r = await fetch(`${e.url}/-/reload`, { method: 'POST' });
     expect(r.status).toBe(200);

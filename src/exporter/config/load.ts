@@ -321,8 +321,8 @@ const alternatives = (n: JsonSchema): JsonSchema[] => [n, ...[...(n.anyOf ?? [])
  * The keys the config takes at `path`, read from zod's JSON Schema of its input (its public API,
  * made only when an unknown key is met): properties, list items and record values are followed.
  */
-function knownKeys(path: readonly PropertyKey[]): string[] {
-  let nodes = [z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema];
+function knownKeys(schema: ReturnType<typeof configSchema>, path: readonly PropertyKey[]): string[] {
+  let nodes = [z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema];
   for (const step of path) {
     nodes = nodes.flatMap(alternatives).flatMap((n) => {
       const p = n.properties?.[String(step)];
@@ -447,7 +447,8 @@ function validated(
   file: string | undefined,
   read: ReturnType<typeof readFile> | undefined,
 ): Config {
-  const result = configSchema.safeParse(raw);
+  const schema = configSchema();
+  const result = schema.safeParse(raw);
   const where = (path: readonly PropertyKey[], key?: string): string => {
     const name = path.map(String).join('.') || '(top level)';
     if (from[name]) return ` (${from[name]})`;
@@ -457,7 +458,7 @@ function validated(
   if (!result.success) {
     const lines = result.error.issues.flatMap((i) => {
       const path = i.path.map(String).join('.') || '(top level)';
-      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(i.path))}`);
+      if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${path}${where(i.path, k)}: ${unknownKeyMessage(k, knownKeys(schema, i.path))}`);
       return [`${path}${where(i.path)}: ${i.message}`];
     });
     throw new ConfigError(lines.join('; '));

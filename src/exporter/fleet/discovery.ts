@@ -112,7 +112,7 @@ export class Discovery {
     const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { targets?: unknown }).targets : undefined;
     // Loaded on first use: an exporter without discovery files never needs the schema library here.
     const { targetListSchema } = await import('../config/schema.js');
-    const parsed = targetListSchema.safeParse(list ?? []);
+    const parsed = targetListSchema().safeParse(list ?? []);
     if (!parsed.success) {
       const i = parsed.error.issues[0]!;
       return { code: 'DISCOVERY_INVALID', msg: `${i.path.map(String).join('.') || '(top level)'}: ${i.message}` };

@@ -209,11 +209,11 @@ describe('config sources', () => {
 describe('limits, auth, lifecycle and the probe allow-list', () => {
   const base = { targets: [{ name: 'a', url: 'http://h:1' }] };
   const issues = (extra: object): string[] => {
-    const r = configSchema.safeParse({ ...base, ...extra });
+    const r = configSchema().safeParse({ ...base, ...extra });
     return r.success ? [] : r.error.issues.map((i) => i.path.join('.'));
   };
   it('defaults', () => {
-    const c = configSchema.parse(base);
+    const c = configSchema().parse(base);
     expect(c.limits).toEqual({ label_value_bytes: 128, series_per_target: 20_000, series_per_network: 50_000, metrics_body_bytes: 48 * 1024 * 1024 });
     expect(c.web.auth).toEqual({ max_concurrent_checks: 2, max_queued_checks: 32, max_failures_per_client: 10, failure_window: 60_000 });
     expect(c.web.enable_lifecycle).toBe(false);

@@ -159,7 +159,7 @@ describe('a fleet of 100 targets', () => {
   it('spreads statistics polls over their 15 s interval and keeps the offsets across a reload', async () => {
     const url = await refusingServer();
     const config = (list: string[], marketsInterval: string): Config =>
-      configSchema.parse({
+      configSchema().parse({
         targets: list.map((name) => ({ name, url })),
         log: { level: 'silent' },
         http: { retries: 0 },

@@ -103,7 +103,7 @@ describe('/probe after a reload', () => {
       probe: { allowed_urls: [node.url] },
     });
     const settings = (maxResponseBytes: number): Config =>
-      configSchema.parse({ targets: [{ name: 'node1', url: node.url }], log: { level: 'silent' }, ...input(maxResponseBytes) });
+      configSchema().parse({ targets: [{ name: 'node1', url: node.url }], log: { level: 'silent' }, ...input(maxResponseBytes) });
     let next = settings(32 * 1024 * 1024);
     const e = await exporter(node.url, input(32 * 1024 * 1024), 'silent', () => next);
     const success = async (): Promise<string | undefined> =>

@@ -19,7 +19,7 @@ async function exporterWith(targets: (url: string) => object[], more: object = {
   const sim = await withSim({ seed: 3, now: new ManualClock().now });
   stops.push(() => sim.close());
   const only = { interval: '24h' };
-  const config = configSchema.parse({
+  const config = configSchema().parse({
     targets: targets(sim.url),
     ...more,
     log: { level: 'silent' },

@@ -52,7 +52,7 @@ describe('healthcheck subcommand', () => {
       webFile = join(certs.dir, `web-${Math.random().toString(36).slice(2)}.yml`);
       writeFileSync(webFile, web);
     }
-    const config = configSchema.parse({
+    const config = configSchema().parse({
       targets: [{ name: 'n', url: sim.url }],
       collectors: { markets: { enabled: false }, key_rotations: { enabled: false } },
       ...(health ? { web: { health_listen_address: '127.0.0.1:0' } } : {}),
