@@ -4,19 +4,18 @@
  * default metrics, and the exporter's own gauges, rendered by prom-client in both formats (each
  * polled family once per change of its series: FamilyRegistry says why). The body is rendered after
  * the store changes, at most once a second, only for the formats a client has asked for, and kept
- * as text and as one gzip member.
+ * as its families' texts (reused from render to render) and one gzip member of them.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric, type RegistryContentType } from 'prom-client';
 import type { MetricDef } from './metric.js';
 import { SELF } from './self-metrics.js';
 import type { SeriesValue } from './labels.js';
 import type { SeriesStore, StoreKey } from './store.js';
 import type { BuildInfo } from '../version.js';
-
-const gzip = promisify(gzipCallback);
 
 export type Format = 'text' | 'openmetrics';
 
@@ -29,8 +28,6 @@ export const CONTENT_TYPES: Record<Format, RegistryContentType> = {
 export const RENDER_EVERY_MS = 1000;
 /** Series of one family rendered in one turn of the event loop (a few milliseconds' work). */
 export const RENDER_SLICE = 2000;
-/** Bytes of the body copied in one turn of the event loop. */
-const COPY_SLICE_BYTES = 2 * 1024 * 1024;
 /** Room kept under limits.metrics_body_bytes for the families' headers and the truncation flag. */
 const HEADER_ROOM = 32 * 1024;
 /** OpenMetrics ends an exposition with this line, once: a family's own exposition leaves it to the body's end. */
@@ -142,11 +139,16 @@ export class FamilyRegistry {
    * scrape (which is answered from the last body meanwhile) or a poll.
    */
   async render(limit = Infinity): Promise<Buffer> {
+    return Buffer.concat(await this.renderParts(limit));
+  }
+
+  /** render() as the pieces the body is made of, in order: the families' texts are kept from render to render, not copied. */
+  async renderParts(limit = Infinity): Promise<Buffer[]> {
     this.excluded.clear();
     this.flagged = false;
     if (this.own.length === 0) {
       this.register(this.present());
-      return Buffer.from(await this.registry.metrics(), 'utf8');
+      return [Buffer.from(await this.registry.metrics(), 'utf8')];
     }
     this.register([]);
     let parts = await this.parts();
@@ -163,7 +165,7 @@ export class FamilyRegistry {
       this.flagged = true;
       parts = await this.parts();
     }
-    return concatInTurns([...parts.map((p) => p.bytes), own]);
+    return [...parts.map((p) => p.bytes), own];
   }
 
   /**
@@ -237,7 +239,7 @@ export class FamilyRegistry {
         hit =
           lists && lists.length > 1
             ? { version, lines: await this.bySource(def, lists) }
-            : { version, bytes: Buffer.from(await this.renderInSlices(def, lists?.[0]), 'utf8') };
+            : { version, bytes: unpooled(await this.renderInSlices(def, lists?.[0])) };
         this.texts.set(def, hit);
         await nextTurn();
       }
@@ -320,23 +322,22 @@ export class FamilyRegistry {
 }
 
 /**
- * Buffer.concat a few megabytes at a time, the event loop turning in between: the body of a large
- * network is tens of megabytes, fresh memory whose first touch costs more than the copy.
+ * A text as UTF-8 bytes of its own. Buffer.from() puts a small text in a slice of a shared pool
+ * (64 KiB on Node 24), which a cached slice keeps alive whole: a pool per small family.
  */
-async function concatInTurns(parts: readonly Buffer[]): Promise<Buffer> {
-  const out = Buffer.allocUnsafeSlow(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  let copied = 0;
-  for (const p of parts) {
-    if (copied >= COPY_SLICE_BYTES) {
-      await nextTurn();
-      copied = 0;
-    }
-    p.copy(out, at);
-    at += p.length;
-    copied += p.length;
-  }
-  return out;
+function unpooled(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  bytes.write(text, 'utf8');
+  return bytes;
+}
+
+/** One gzip member of the parts one after another, compressed as they come on zlib's thread pool: no copy of the whole body is made. */
+async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
+  const out: Buffer[] = [];
+  await pipeline(Readable.from(parts), createGzip(), async (zipped: AsyncIterable<Buffer>) => {
+    for await (const chunk of zipped) out.push(chunk);
+  });
+  return Buffer.concat(out);
 }
 
 /** The process's default metrics, build_info and the series count, as metrics to register. */
@@ -389,8 +390,23 @@ function familyOf(def: MetricDef, read: () => readonly SeriesValue[]): Family {
 
 export interface Body {
   contentType: string;
-  plain: Buffer;
+  readonly plain: Buffer;
   gzip: Buffer;
+}
+
+/** A rendered body: its gzip member, and its text joined only when a client that does not take gzip asks for it (Prometheus takes gzip). */
+class PartsBody implements Body {
+  private joined: Buffer | undefined;
+
+  constructor(
+    readonly contentType: string,
+    private readonly parts: readonly Buffer[],
+    readonly gzip: Buffer,
+  ) {}
+
+  get plain(): Buffer {
+    return (this.joined ??= Buffer.concat(this.parts));
+  }
 }
 
 /**
@@ -490,8 +506,8 @@ export class Exposition {
     this.again = false;
     this.renderedVersion = this.store.version;
     for (const [format, registry] of this.registries) {
-      const plain = await registry.render(this.limitBytes);
-      this.bodies.set(format, { contentType: CONTENT_TYPES[format], plain, gzip: await gzip(plain) });
+      const parts = await registry.renderParts(this.limitBytes);
+      this.bodies.set(format, new PartsBody(CONTENT_TYPES[format], parts, await gzipParts(parts)));
       if (registry.truncated && !this.wasTruncated) this.own.onTruncated?.(this.limitBytes);
       this.wasTruncated = registry.truncated;
     }
